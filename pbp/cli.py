@@ -1,0 +1,110 @@
+"""The `pbp` command: Flask's CLI group plus pbp's own commands.
+
+Errors the user can fix (bad DATABASE_URL, schema behind the code) print one line and
+exit non-zero; tracebacks are for bugs.
+"""
+
+from __future__ import annotations
+
+import click
+from flask import current_app
+from flask.cli import FlaskGroup, with_appcontext
+
+from pbp import create_app, db, migrate
+from pbp.errors import PbpError
+
+
+def _engine():
+    return db.database(current_app).engine
+
+
+def _fail(exc: PbpError):
+    raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=FlaskGroup, create_app=create_app, add_version_option=False)
+def cli() -> None:
+    """pbp: play-by-post role-playing games."""
+
+
+@cli.group("db")
+def db_group() -> None:
+    """Database schema commands."""
+
+
+@db_group.command("upgrade")
+@with_appcontext
+def db_upgrade() -> None:
+    """Create or upgrade the database schema to the code's version."""
+    try:
+        db.check_connection(_engine())
+        before, after = migrate.upgrade(_engine())
+    except PbpError as exc:
+        _fail(exc)
+    finally:
+        _engine().dispose()  # a one-shot command leaves no pooled connection behind
+    if before == after:
+        click.echo(f"database already at {after}: nothing to do")
+    else:
+        click.echo(f"database upgraded from {before or 'empty'} to {after}")
+
+
+def _ready_engine():
+    try:
+        db.check_connection(_engine())
+        migrate.require_current(_engine())
+    except PbpError as exc:
+        _fail(exc)
+
+
+@cli.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--threads", default=8, show_default=True, type=int)
+@click.option("--no-scheduler", is_flag=True, help="Serve pages only (a worker runs the jobs).")
+@with_appcontext
+def serve(host: str, port: int, threads: int, no_scheduler: bool) -> None:
+    """Serve the web app with the scheduler in the same process (embedded mode)."""
+    from pbp.server import run_embedded
+
+    _ready_engine()
+    run_embedded(current_app._get_current_object(), host, port, threads, not no_scheduler)
+
+
+@cli.command("worker")
+@with_appcontext
+def worker() -> None:
+    """Run the scheduler only (the Procfile's worker process)."""
+    from scheduler.jobs import run_blocking
+
+    _ready_engine()
+    run_blocking(current_app._get_current_object())
+
+
+@cli.command("demo")
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--no-serve", is_flag=True, help="Seed the demo campaign and exit.")
+@with_appcontext
+def demo(port: int, no_serve: bool) -> None:
+    """Seed a living demo Noteworthy campaign and serve it at http://127.0.0.1:PORT."""
+    from pbp import demo as demo_module
+
+    try:
+        db.check_connection(_engine())
+        migrate.upgrade(_engine())
+    except PbpError as exc:
+        _fail(exc)
+    app = current_app._get_current_object()
+    slug = demo_module.seed(app)
+    click.echo(f"demo campaign ready: http://127.0.0.1:{port}/c/{slug}/")
+    if not no_serve:
+        from pbp.server import run_embedded
+
+        run_embedded(app, "127.0.0.1", port, threads=8, with_scheduler=True)
+
+
+def main() -> None:
+    try:
+        cli(prog_name="pbp")
+    except PbpError as exc:  # raised while building the app, before any command runs
+        raise SystemExit(f"Error: {exc}") from None

@@ -1,0 +1,75 @@
+"""Every environment variable pbp reads, in one place (documented in the README).
+
+`load_config(instance_path, environ)` turns the environment into the plain dict that
+`create_app` puts into `app.config`. Nothing else in pbp reads `os.environ`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+
+from pbp.errors import ConfigError
+
+SECRET_KEY_FILE = "secret_key"
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def default_database_url(instance_path: Path) -> str:
+    """The embedded default: one SQLite file in the instance folder."""
+    return f"sqlite:///{instance_path / 'pbp.sqlite3'}"
+
+
+def ensure_instance_folder(instance_path: Path) -> None:
+    """Create the instance folder (database, secret key, mail outbox live there)."""
+    try:
+        instance_path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the instance folder {instance_path}: {exc}") from exc
+
+
+def load_secret_key(instance_path: Path) -> str:
+    """Read the instance's secret key, generating it once on first use.
+
+    Never a hard-coded default: a key shared by every install would let anyone forge
+    sessions and invite links. The file is created with mode 0600, atomically, so two
+    processes starting together agree on one key.
+    """
+    path = instance_path / SECRET_KEY_FILE
+    if not path.exists():
+        ensure_instance_folder(instance_path)
+        candidate = secrets.token_hex(32)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process won the race; read its key below
+        else:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(candidate)
+    key = path.read_text().strip()
+    if len(key) < 32:
+        raise ConfigError(f"the secret key in {path} is too short; delete the file to regenerate")
+    return key
+
+
+def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -> dict:
+    """Read pbp's settings from the environment (see README, "Configuration")."""
+    env = os.environ if environ is None else environ
+    secret = env.get("SECRET_KEY") or load_secret_key(instance_path)
+    return {
+        "SECRET_KEY": secret,
+        "DATABASE_URL": env.get("DATABASE_URL") or default_database_url(instance_path),
+        "PBP_BASE_URL": (env.get("PBP_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
+        "SMTP_URL": env.get("SMTP_URL") or None,
+        "MAIL_FROM": env.get("PBP_MAIL_FROM") or "pbp <pbp@localhost>",
+        "PBP_ALLOW_PRIVATE_FEEDS": _flag(env.get("PBP_ALLOW_PRIVATE_FEEDS")),
+        "PBP_POLL_THREADS": int(env.get("PBP_POLL_THREADS") or 16),
+        "PBP_POLL_PER_HOST": int(env.get("PBP_POLL_PER_HOST") or 2),
+        "PBP_FETCH_CONNECT_TIMEOUT": float(env.get("PBP_FETCH_CONNECT_TIMEOUT") or 5),
+        "PBP_FETCH_READ_TIMEOUT": float(env.get("PBP_FETCH_READ_TIMEOUT") or 15),
+    }

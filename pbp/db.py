@@ -1,0 +1,109 @@
+"""Database engine, per-request sessions, and the schema-version check.
+
+SQLite is the embedded default and is shared by the web and worker processes, so every
+connection turns on WAL (readers don't block the writer), foreign keys (off by default in
+SQLite) and a busy timeout (a second writer waits instead of failing at once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from flask import Flask, g
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session
+
+from pbp.errors import DatabaseError
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def normalize_url(url: str) -> str:
+    """`postgresql://` means psycopg 3 here (psycopg2 is not a dependency)."""
+    try:
+        parsed = make_url(url)
+    except sa.exc.ArgumentError as exc:
+        raise DatabaseError(f"DATABASE_URL is not a database URL: {url!r}") from exc
+    if parsed.drivername in {"postgresql", "postgres"}:
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _sqlite_begin(conn) -> None:
+    conn.exec_driver_sql("BEGIN")
+
+
+def make_engine(url: str, **kwargs) -> Engine:
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        # isolation_level=None + an explicit BEGIN: pysqlite's own transaction handling
+        # breaks SAVEPOINTs (SQLAlchemy's documented recipe).
+        kwargs.setdefault(
+            "connect_args", {"check_same_thread": False, "timeout": 10, "isolation_level": None}
+        )
+    else:
+        kwargs.setdefault("pool_pre_ping", True)
+        kwargs.setdefault("connect_args", {"connect_timeout": 5})
+    try:
+        engine = sa.create_engine(url, **kwargs)
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
+        raise DatabaseError(f"DATABASE_URL {url!r} cannot be used: {exc}") from exc
+    if engine.dialect.name == "sqlite":
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        sa.event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def check_connection(engine: Engine) -> None:
+    """Fail with one clear line when the database cannot be reached."""
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+    except sa.exc.OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        url = engine.url.render_as_string(hide_password=True)
+        raise DatabaseError(f"cannot reach the database at {url}: {reason}") from exc
+
+
+@dataclass
+class Database:
+    """What `init_app` keeps in `app.extensions["pbp_db"]`."""
+
+    engine: Engine
+    session_factory: Callable[[], Session]
+
+
+def init_app(app: Flask, engine: Engine | None = None) -> None:
+    engine = engine or make_engine(app.config["DATABASE_URL"])
+    app.extensions["pbp_db"] = Database(engine, lambda: Session(engine, expire_on_commit=False))
+    app.teardown_appcontext(_close_session)
+
+
+def database(app: Flask) -> Database:
+    return app.extensions["pbp_db"]
+
+
+def get_session() -> Session:
+    """The request's session: one per app context, closed at teardown."""
+    from flask import current_app
+
+    if "db_session" not in g:
+        g.db_session = database(current_app).session_factory()
+    return g.db_session
+
+
+def _close_session(_exc) -> None:
+    session = g.pop("db_session", None)
+    if session is not None:
+        session.close()

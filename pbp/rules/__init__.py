@@ -1,0 +1,1 @@
+"""Pure rules code: no database, clock, network or global randomness in here."""

@@ -1,0 +1,121 @@
+"""Campaigns, members and characters: creation and the reads the pages need."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from sqlmodel import Session, select
+
+from pbp.errors import Conflict, NotFound, UserError
+from pbp.models import Blog, Campaign, Character, Membership, Turn, User
+
+RULESETS = ("noteworthy", "one", "noir", "sex-and-violence", "one-can-have-her")
+NOTEWORTHY_DEFAULTS = {"opening_turns": 2, "fair_interval_hours": None, "custom_moods": {}}
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:80] or "x"
+
+
+def create_user(*, session: Session, email: str, display_name: str) -> User:
+    email = email.strip().lower()
+    if "@" not in email:
+        raise UserError(f"{email!r} is not an email address")
+    if session.exec(select(User).where(User.email == email)).first():
+        raise Conflict(f"there is already an account for {email}")
+    user = User(email=email, display_name=display_name.strip() or email)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def create_campaign(
+    *, session: Session, referee: User, name: str, ruleset: str = "noteworthy", settings=None
+) -> Campaign:
+    if ruleset not in RULESETS:
+        raise UserError(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESETS)}")
+    slug = slugify(name)
+    if session.exec(select(Campaign).where(Campaign.slug == slug)).first():
+        raise Conflict(f"a campaign called {slug!r} exists already; choose another name")
+    merged = dict(NOTEWORTHY_DEFAULTS) if ruleset == "noteworthy" else {}
+    merged.update(settings or {})
+    campaign = Campaign(slug=slug, name=name.strip(), ruleset=ruleset, settings=merged)
+    session.add(campaign)
+    session.flush()
+    session.add(Membership(campaign_id=campaign.id, user_id=referee.id, role="referee"))
+    session.flush()
+    return campaign
+
+
+def add_character(
+    *,
+    session: Session,
+    campaign: Campaign,
+    name: str,
+    user: User | None = None,
+    feed_url: str | None = None,
+    aliases: list[str] | None = None,
+    profile: str = "",
+) -> Character:
+    """Add a character with its blog: built-in, or external when a feed URL is given."""
+    name = name.strip()
+    if not name:
+        raise UserError("a character needs a name")
+    slug = slugify(name)
+    taken = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
+    ).first()
+    if taken:
+        raise Conflict(f"{name!r} is already a character in {campaign.name}")
+    character = Character(
+        campaign_id=campaign.id,
+        user_id=user.id if user else None,
+        name=name,
+        slug=slug,
+        aliases=list(aliases or []),
+        profile=profile,
+    )
+    session.add(character)
+    session.flush()
+    if user is not None and not membership(session=session, campaign=campaign, user=user):
+        session.add(Membership(campaign_id=campaign.id, user_id=user.id, role="player"))
+    kind = "external" if feed_url else "builtin"
+    session.add(Blog(character_id=character.id, kind=kind, feed_url=feed_url))
+    session.flush()
+    return character
+
+
+def membership(*, session: Session, campaign: Campaign, user: User) -> Membership | None:
+    return session.exec(
+        select(Membership).where(
+            Membership.campaign_id == campaign.id, Membership.user_id == user.id
+        )
+    ).first()
+
+
+def get_campaign(*, session: Session, slug: str) -> Campaign:
+    campaign = session.exec(select(Campaign).where(Campaign.slug == slug)).first()
+    if campaign is None:
+        raise NotFound(f"there is no campaign called {slug!r}")
+    return campaign
+
+
+def list_campaigns(*, session: Session) -> list[Campaign]:
+    return list(session.exec(select(Campaign).order_by(Campaign.created_at.desc())))
+
+
+def characters(*, session: Session, campaign: Campaign) -> list[Character]:
+    return list(
+        session.exec(
+            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.name)
+        )
+    )
+
+
+def current_turn(*, session: Session, campaign: Campaign) -> Turn | None:
+    return session.exec(
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+    ).first()
