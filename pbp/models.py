@@ -118,7 +118,28 @@ class Membership(SQLModel, table=True):
     campaign_id: int = _fk("campaign.id")
     user_id: int = _fk("user.id")
     role: str = Field(max_length=16)
+    # Email preferences by kind ("events", "digest", "notes_on_mine", "challenges");
+    # a missing key means the kind's default (see pbp.services.mail).
+    notify: dict = _json()
     created_at: datetime = _created()
+
+
+class Invite(SQLModel, table=True):
+    """A referee's single-use invitation; the link carries a signed form of `id`."""
+
+    __table_args__ = (_choices("role", ROLES),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = _fk("campaign.id")
+    # The character the invited player will play, if the referee made it already.
+    character_id: int | None = _fk("character.id", nullable=True)
+    email: str | None = Field(default=None, max_length=320)
+    role: str = Field(default="player", max_length=16)
+    created_by: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
+    created_at: datetime = _created()
+    expires_at: datetime = _time(nullable=False)
+    used_at: datetime | None = _time()
+    used_by: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
 
 
 class Character(SQLModel, table=True):

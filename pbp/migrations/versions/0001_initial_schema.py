@@ -2,12 +2,13 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-29 15:33:12.117300
+Create Date: 2026-11-29
 """
 
 from alembic import op
 import sqlalchemy as sa
 import sqlmodel
+
 
 revision = '0001'
 down_revision = None
@@ -81,6 +82,7 @@ def upgrade() -> None:
     sa.Column('campaign_id', sa.Integer(), nullable=False),
     sa.Column('user_id', sa.Integer(), nullable=False),
     sa.Column('role', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+    sa.Column('notify', sa.JSON(), nullable=False),
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.CheckConstraint("role IN ('referee', 'player')", name=op.f('ck_membership_role_valid')),
     sa.ForeignKeyConstraint(['campaign_id'], ['campaign.id'], name=op.f('fk_membership_campaign_id_campaign'), ondelete='CASCADE'),
@@ -199,6 +201,30 @@ def upgrade() -> None:
     with op.batch_alter_table('event', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_event_character_id'), ['character_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_event_turn_id'), ['turn_id'], unique=False)
+
+    op.create_table('invite',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('campaign_id', sa.Integer(), nullable=False),
+    sa.Column('character_id', sa.Integer(), nullable=True),
+    sa.Column('email', sqlmodel.sql.sqltypes.AutoString(length=320), nullable=True),
+    sa.Column('role', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+    sa.Column('created_by', sa.Integer(), nullable=True),
+    sa.Column('created_at', sa.DateTime(), nullable=False),
+    sa.Column('expires_at', sa.DateTime(), nullable=False),
+    sa.Column('used_at', sa.DateTime(), nullable=True),
+    sa.Column('used_by', sa.Integer(), nullable=True),
+    sa.CheckConstraint("role IN ('referee', 'player')", name=op.f('ck_invite_role_valid')),
+    sa.ForeignKeyConstraint(['campaign_id'], ['campaign.id'], name=op.f('fk_invite_campaign_id_campaign'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['character_id'], ['character.id'], name=op.f('fk_invite_character_id_character'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['created_by'], ['user.id'], name=op.f('fk_invite_created_by_user'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['used_by'], ['user.id'], name=op.f('fk_invite_used_by_user'), ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_invite'))
+    )
+    with op.batch_alter_table('invite', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_invite_campaign_id'), ['campaign_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_invite_character_id'), ['character_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_invite_created_by'), ['created_by'], unique=False)
+        batch_op.create_index(batch_op.f('ix_invite_used_by'), ['used_by'], unique=False)
 
     op.create_table('ruling',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -349,6 +375,13 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_ruling_campaign_id'))
 
     op.drop_table('ruling')
+    with op.batch_alter_table('invite', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_invite_used_by'))
+        batch_op.drop_index(batch_op.f('ix_invite_created_by'))
+        batch_op.drop_index(batch_op.f('ix_invite_character_id'))
+        batch_op.drop_index(batch_op.f('ix_invite_campaign_id'))
+
+    op.drop_table('invite')
     with op.batch_alter_table('event', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_event_turn_id'))
         batch_op.drop_index(batch_op.f('ix_event_character_id'))
