@@ -7,7 +7,9 @@ SQLite) and a busy timeout (a second writer waits instead of failing at once).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -40,8 +42,27 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
+_writing: ContextVar[bool] = ContextVar("pbp_sqlite_writing", default=False)
+
+
+@contextmanager
+def writing() -> Iterator[None]:
+    """Mark the transactions begun inside as writers (SQLite: `BEGIN IMMEDIATE`).
+
+    A SQLite transaction that reads and then writes fails at once ("database is locked",
+    no busy wait) if another connection committed in between; taking the write lock at
+    BEGIN makes it wait its turn instead. Web POSTs, scheduler jobs and CLI commands that
+    write run inside this. PostgreSQL ignores it.
+    """
+    token = _writing.set(True)
+    try:
+        yield
+    finally:
+        _writing.reset(token)
+
+
 def _sqlite_begin(conn) -> None:
-    conn.exec_driver_sql("BEGIN")
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if _writing.get() else "BEGIN")
 
 
 def make_engine(url: str, **kwargs) -> Engine:
@@ -87,7 +108,22 @@ class Database:
 def init_app(app: Flask, engine: Engine | None = None) -> None:
     engine = engine or make_engine(app.config["DATABASE_URL"])
     app.extensions["pbp_db"] = Database(engine, lambda: Session(engine, expire_on_commit=False))
+    app.before_request(_mark_writes)
+    app.teardown_request(_unmark_writes)
     app.teardown_appcontext(_close_session)
+
+
+def _mark_writes() -> None:
+    from flask import request
+
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        g.pbp_writing = _writing.set(True)
+
+
+def _unmark_writes(_exc) -> None:
+    token = g.pop("pbp_writing", None)
+    if token is not None:
+        _writing.reset(token)
 
 
 def database(app: Flask) -> Database:

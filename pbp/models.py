@@ -209,6 +209,11 @@ class Turn(SQLModel, table=True):
     deadline: datetime | None = _time()
     closed_at: datetime | None = _time()
     resolved_at: datetime | None = _time()
+    # Character id -> status when the turn opened: Noteworthy resolves all of a turn's
+    # challenges "against the standings at the turn's start", even after they change.
+    start_standings: dict = _json()
+    # The resolved tally's summary (outcomes, explanations), kept for history and export.
+    result: dict = _json()
 
 
 class Event(SQLModel, table=True):
@@ -256,7 +261,8 @@ class Entry(SQLModel, table=True):
 
 
 class EntryRevision(SQLModel, table=True):
-    """An entry as it was before an edit; the history the referee can read."""
+    """Every version of an entry as pbp saw it, the first included: the history the
+    referee reads, and the mood timeline the rules need (withdrawals)."""
 
     id: int | None = Field(default=None, primary_key=True)
     entry_id: int = _fk("entry.id")
@@ -320,6 +326,8 @@ class Challenge(SQLModel, table=True):
     made_at: datetime = _time(nullable=False)
     withdrawn_at: datetime | None = _time()
     outcome: str | None = Field(default=None, max_length=16)
+    # What the referee says the outcome means in the setting (shown to players).
+    consequence: str | None = Field(default=None, sa_type=sa.Text)
 
 
 class Ruling(SQLModel, table=True):
