@@ -81,12 +81,34 @@ def worker() -> None:
     run_blocking(current_app._get_current_object())
 
 
+@cli.command("poll")
+@click.option("--once", is_flag=True, required=True, help="One pass over every due feed.")
+@click.option("--campaign", "slug", default=None, help="Only this campaign's feeds.")
+@with_appcontext
+def poll(once: bool, slug: str | None) -> None:
+    """Poll players' external blogs once and print a summary."""
+    from pbp.services import polling
+
+    _ready_engine()
+    app = current_app._get_current_object()
+    try:
+        summary = polling.poll_once(app, slug=slug, progress=click.echo)
+    except PbpError as exc:
+        _fail(exc)
+    for line in polling.summary_table(summary):
+        click.echo(line)
+
+
 @cli.command("demo")
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--no-serve", is_flag=True, help="Seed the demo campaign and exit.")
 @with_appcontext
 def demo(port: int, no_serve: bool) -> None:
-    """Seed a living demo Noteworthy campaign and serve it at http://127.0.0.1:PORT."""
+    """Seed a living demo Noteworthy campaign and serve it at http://127.0.0.1:PORT.
+
+    The demo's "external" blogs are served on PORT+1 by the demo itself, so private
+    (loopback) feed addresses are allowed in this process.
+    """
     from pbp import demo as demo_module
 
     try:
@@ -95,12 +117,19 @@ def demo(port: int, no_serve: bool) -> None:
     except PbpError as exc:
         _fail(exc)
     app = current_app._get_current_object()
-    slug = demo_module.seed(app)
-    click.echo(f"demo campaign ready: http://127.0.0.1:{port}/c/{slug}/")
-    if not no_serve:
-        from pbp.server import run_embedded
+    app.config["PBP_ALLOW_PRIVATE_FEEDS"] = True
+    feeds = demo_module.start_feed_server(app, port + 1)
+    try:
+        slug = demo_module.seed(app, feed_port=port + 1)
+        click.echo(f"demo campaign ready: http://127.0.0.1:{port}/c/{slug}/")
+        click.echo(f"log in as referee@demo.invalid, password {demo_module.PASSWORD}")
+        if not no_serve:
+            from pbp.server import run_embedded
 
-        run_embedded(app, "127.0.0.1", port, threads=8, with_scheduler=True)
+            run_embedded(app, "127.0.0.1", port, threads=8, with_scheduler=True)
+    finally:
+        feeds.shutdown()
+        feeds.server_close()
 
 
 def main() -> None:

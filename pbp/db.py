@@ -108,9 +108,23 @@ class Database:
 def init_app(app: Flask, engine: Engine | None = None) -> None:
     engine = engine or make_engine(app.config["DATABASE_URL"])
     app.extensions["pbp_db"] = Database(engine, lambda: Session(engine, expire_on_commit=False))
+    app.before_request(_require_current_schema)
     app.before_request(_mark_writes)
     app.teardown_request(_unmark_writes)
     app.teardown_appcontext(_close_session)
+
+
+def _require_current_schema() -> None:
+    """Refuse to serve on a schema behind the code (checked once per process, before the
+    request is marked as a writer: the check's own connection only reads)."""
+    from flask import current_app, request
+
+    from pbp import migrate
+
+    if current_app.extensions.get("pbp_schema_ok") or request.endpoint == "static":
+        return
+    migrate.require_current(database(current_app).engine)
+    current_app.extensions["pbp_schema_ok"] = True
 
 
 def _mark_writes() -> None:

@@ -1,83 +1,284 @@
-"""`pbp demo`: a living Noteworthy campaign for newcomers, seeded once per database."""
+"""`pbp demo`: a living Noteworthy campaign for newcomers, seeded once per database.
+
+Three characters blog on pbp's built-in blog; three keep "their own" blogs, which the
+demo serves itself on loopback (a LiveJournal-style RSS with lj:mood, a WordPress-style RSS
+with the mood in the body, an Atom feed), read through the real poller. Three turns are
+played: two opening turns, then a challenge with notes for and against, still open.
+"""
 
 from __future__ import annotations
 
-import hashlib
-from datetime import timedelta
+import threading
+from datetime import datetime, timedelta
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from xml.sax.saxutils import escape
 
 from flask import Flask
 from sqlmodel import Session, select
+from werkzeug.security import generate_password_hash
 
-from pbp.db import database
-from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Turn, utcnow
-from pbp.services import campaigns
+from adapters import Fetcher
+from pbp.db import database, writing
+from pbp.models import Blog, Campaign, Character, Entry, utcnow
+from pbp.services import blog, campaigns, polling, turns
 
 DEMO_NAME = "The Gilded Quill"
-CAST = [
-    ("Lady Vance", ["Vance"]),
-    ("Doctor Ambrose Hale", ["Hale", "the Doctor"]),
-    ("Mirela Sokol", ["Mirela"]),
-    ("Captain Ostrander", ["Ostrander"]),
-    ("Pip Calloway", ["Pip"]),
-    ("Sister Agathe", ["Agathe"]),
+PASSWORD = "demo-password"
+BUILTIN = [("Lady Vance", ["Vance"]), ("Doctor Ambrose Hale", ["Hale"]), ("Pip Calloway", ["Pip"])]
+EXTERNAL = [
+    ("Mirela Sokol", ["Mirela"], "mirela.xml", "lj"),
+    ("Captain Ostrander", ["Ostrander"], "ostrander.xml", "wordpress"),
+    ("Sister Agathe", ["Agathe"], "agathe.xml", "atom"),
 ]
+EVENTS = [
+    "A rival salon opens across the street, and someone leaks its guest list.",
+    "The guest list turns out to be forged. Everyone suspects someone.",
+    "At the masked ball, a letter is read aloud that ruins one reputation tonight.",
+]
+MOODS = {
+    1: ["Curious", "Smug", "Amused", "Wary", "Bold", "Devout"],
+    2: ["Suspicious", "Indignant", "Gleeful", "Calculating", "Offended", "Serene"],
+}
 
 
-def seed(app: Flask) -> str:
-    """Create the demo campaign unless it exists; return its slug."""
-    with Session(database(app).engine, expire_on_commit=False) as session:
+def feed_dir(app: Flask) -> Path:
+    path = Path(app.instance_path) / "demo-feeds"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def start_feed_server(app: Flask, port: int) -> ThreadingHTTPServer:
+    """Serve the demo's "external" blogs on loopback (a stand-in for players' hosts)."""
+    handler = partial(_QuietHandler, directory=str(feed_dir(app)))
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+def seed(app: Flask, feed_port: int) -> str:
+    """Create the demo campaign unless it exists; return its slug. Feeds must be served
+    on `feed_port` (see `start_feed_server`)."""
+    with writing(), Session(database(app).engine, expire_on_commit=False) as session:
         existing = session.exec(select(Campaign).where(Campaign.name == DEMO_NAME)).first()
         if existing:
+            _point_feeds_at(session, existing, feed_port)
+            session.commit()
             return existing.slug
-        referee = campaigns.create_user(
-            session=session, email="referee@demo.invalid", display_name="The Referee"
-        )
-        campaign = campaigns.create_campaign(session=session, referee=referee, name=DEMO_NAME)
-        chars = [
-            campaigns.add_character(session=session, campaign=campaign, name=n, aliases=a)
-            for n, a in CAST
-        ]
-        _play(session, campaign, chars)
+        campaign, chars = _cast(session, feed_port)
         session.commit()
-        return campaign.slug
+    _play(app, campaign, chars)
+    return campaign.slug
 
 
-def _play(session: Session, campaign: Campaign, chars: list[Character]) -> None:
-    start = utcnow() - timedelta(days=3)
-    turn = Turn(campaign_id=campaign.id, number=1, opened_at=start, status="open")
-    session.add(turn)
-    session.flush()
-    session.add(
-        Event(
-            turn_id=turn.id,
-            text="A rival salon opens across the street, and someone leaks the guest list.",
+def _user(session: Session, email: str, name: str):
+    user = campaigns.create_user(session=session, email=email, display_name=name)
+    user.password_hash = generate_password_hash(PASSWORD)
+    return user
+
+
+def _cast(session: Session, feed_port: int):
+    referee = _user(session, "referee@demo.invalid", "The Referee")
+    campaign = campaigns.create_campaign(session=session, referee=referee, name=DEMO_NAME)
+    chars = {}
+    for name, aliases in BUILTIN:
+        player = _user(session, f"{aliases[0].lower()}@demo.invalid", f"{name}'s player")
+        chars[name] = campaigns.add_character(
+            session=session, campaign=campaign, name=name, user=player, aliases=aliases
         )
-    )
-    blogs = {b.character_id: b for b in session.exec(select(Blog))}
-    for i, char in enumerate(chars):
-        body = f"<p>{char.name} reflects on the rival salon.</p>"
-        entry = Entry(
-            blog_id=blogs[char.id].id,
-            character_id=char.id,
-            turn_id=turn.id,
-            source_id=f"demo-{char.slug}-1",
-            title=f"{char.name.split()[-1]}'s first impressions",
-            body_html=body,
-            mood_raw=["Curious", "Smug", "Wary", "Bold", "Amused", "Devout"][i],
-            mood=["curious", "smug", "wary", "bold", "amused", "devout"][i],
-            published_at=start + timedelta(hours=i + 1),
-            content_hash=hashlib.sha256(body.encode()).hexdigest(),
+    for name, aliases, filename, _ in EXTERNAL:
+        player = _user(session, f"{aliases[0].lower()}@demo.invalid", f"{name}'s player")
+        chars[name] = campaigns.add_character(
+            session=session,
+            campaign=campaign,
+            name=name,
+            user=player,
+            aliases=aliases,
+            feed_url=f"http://127.0.0.1:{feed_port}/{filename}",
         )
-        session.add(entry)
-        session.flush()
-        other = chars[(i + 1) % len(chars)]
-        session.add(
-            Note(
-                entry_id=entry.id,
-                source_id=f"demo-note-{entry.id}",
-                author_character_id=other.id,
-                author_name=other.name,
-                body_html=f"<p>{other.name} raises an eyebrow.</p>",
-                published_at=start + timedelta(hours=i + 2),
+    return campaign, chars
+
+
+def _point_feeds_at(session: Session, campaign: Campaign, feed_port: int) -> None:
+    for blog_row in session.exec(
+        select(Blog).join(Character).where(Character.campaign_id == campaign.id)
+    ):
+        if blog_row.kind == "external":
+            filename = blog_row.feed_url.rsplit("/", 1)[-1]
+            blog_row.feed_url = f"http://127.0.0.1:{feed_port}/{filename}"
+            session.add(blog_row)
+
+
+def _play(app: Flask, campaign: Campaign, chars: dict[str, Character]) -> None:
+    engine = database(app).engine
+    start = utcnow().replace(microsecond=0) - timedelta(days=2, hours=12)
+    external_items: dict[str, list[dict]] = {name: [] for name, *_ in EXTERNAL}
+    fetcher = Fetcher(allow_private=True, connect_timeout=2, read_timeout=5)
+    with fetcher, writing(), Session(engine, expire_on_commit=False) as session:
+        blog_ids = {
+            name: session.exec(select(Blog.id).where(Blog.character_id == chars[name].id)).one()
+            for name, *_ in EXTERNAL
+        }
+        session.commit()  # no transaction may stay open while the poller writes
+        for number, event in enumerate(EVENTS, start=1):
+            opened = start + timedelta(days=number - 1)
+            turns.post_event(session=session, campaign=campaign, text=event, actor=None, now=opened)
+            session.commit()
+            posted = _builtin_entries(session, chars, number, opened)
+            for i, (name, _, filename, style) in enumerate(EXTERNAL):
+                external_items[name].append(_external_item(name, number, opened, i))
+                _write_feed(app, filename, style, name, external_items[name])
+            session.commit()
+            for name, *_ in EXTERNAL:
+                polling.poll_blog(
+                    engine=engine,
+                    blog_id=blog_ids[name],
+                    fetcher=fetcher,
+                    now=opened + timedelta(hours=6),
+                )
+            _notes(session, chars, number, opened, posted)
+            session.commit()
+            if number < len(EVENTS):
+                turns.close_turn(
+                    session=session, campaign=campaign, actor=None, now=opened + timedelta(hours=23)
+                )
+                turns.resolve_turn(
+                    session=session,
+                    campaign=campaign,
+                    actor=None,
+                    now=opened + timedelta(hours=23, minutes=30),
+                )
+                session.commit()
+
+
+def _builtin_entries(session, chars, number: int, opened: datetime) -> dict[str, Entry]:
+    posted = {}
+    for i, (name, _) in enumerate(BUILTIN):
+        if number == 3 and name == "Lady Vance":
+            title, mood = "An open letter to Captain Ostrander", "Challenging"
+            body = (
+                "Target: Captain Ostrander\n\nYou read that letter aloud, Captain, and you "
+                "knew it was forged. I challenge you: may you sail with the morning tide."
             )
+        else:
+            title = f"{name.split()[-1]}'s notes on turn {number}"
+            mood = MOODS.get(number, MOODS[2])[i]
+            body = f"{name} considers the news: *{EVENTS[number - 1]}*"
+        posted[name] = blog.post_entry(
+            session=session,
+            character=chars[name],
+            title=title,
+            body_markdown=body,
+            mood=mood,
+            now=opened + timedelta(hours=1 + i),
         )
+    return posted
+
+
+def _notes(session, chars, number: int, opened: datetime, posted: dict[str, Entry]) -> None:
+    at = opened + timedelta(hours=8)
+    if number < 3:
+        blog.post_note(
+            session=session,
+            entry=posted["Lady Vance"],
+            author=chars["Pip Calloway"],
+            body_markdown="How very like you, my lady.",
+            now=at,
+        )
+        return
+    challenge = posted["Lady Vance"]
+    for name, stance, text in (
+        ("Doctor Ambrose Hale", "support", "The Captain has it coming."),
+        ("Mirela Sokol", "support", "I saw him pocket the original."),
+        ("Pip Calloway", "oppose", "Lady Vance forged it herself, surely."),
+    ):
+        blog.post_note(
+            session=session,
+            entry=challenge,
+            author=chars[name],
+            stance=stance,
+            body_markdown=text,
+            now=at,
+        )
+        at += timedelta(minutes=30)
+
+
+def _external_item(name: str, number: int, opened: datetime, index: int) -> dict:
+    mood = MOODS.get(number, MOODS[2])[3 + index]
+    return {
+        "id": f"{name.lower().replace(' ', '-')}-{number}",
+        "title": f"{name}: turn {number}",
+        "mood": mood,
+        "text": f"{name} writes about the news: {EVENTS[number - 1]}",
+        "published": opened + timedelta(hours=2 + index),
+    }
+
+
+def _write_feed(app: Flask, filename: str, style: str, name: str, items: list[dict]) -> None:
+    render = {"lj": _lj_rss, "wordpress": _wordpress_rss, "atom": _atom}[style]
+    (feed_dir(app) / filename).write_text(render(name, items), encoding="utf-8")
+
+
+def _rfc822(moment: datetime) -> str:
+    return moment.strftime("%a, %d %b %Y %H:%M:%S +0000")
+
+
+def _lj_rss(name: str, items: list[dict]) -> str:
+    body = "".join(
+        f"<item><guid isPermaLink='true'>https://demo.invalid/{i['id']}.html</guid>"
+        f"<pubDate>{_rfc822(i['published'])}</pubDate><title>{escape(i['title'])}</title>"
+        f"<link>https://demo.invalid/{i['id']}.html</link>"
+        f"<description>{escape('<p>' + i['text'] + '</p>')}</description>"
+        f"<lj:mood>{escape(i['mood'])}</lj:mood><lj:security>public</lj:security></item>"
+        for i in reversed(items)
+    )
+    return (
+        "<?xml version='1.0' encoding='utf-8'?><rss version='2.0' "
+        "xmlns:lj='http://www.livejournal.org/rss/lj/1.0/'><channel>"
+        f"<title>{escape(name)}</title><link>https://demo.invalid/</link>"
+        f"<description>demo</description><generator>LiveJournal</generator>{body}"
+        "</channel></rss>"
+    )
+
+
+def _wordpress_rss(name: str, items: list[dict]) -> str:
+    body = "".join(
+        f"<item><title>{escape(i['title'])}</title><link>https://demo.invalid/wp/{i['id']}/</link>"
+        f"<guid isPermaLink='false'>https://demo.invalid/?p={i['id']}</guid>"
+        f"<pubDate>{_rfc822(i['published'])}</pubDate><content:encoded>"
+        f"{escape('<p><strong>Current mood:</strong> ' + i['mood'] + '</p><p>' + i['text'])}"
+        f"{escape('</p>')}</content:encoded></item>"
+        for i in reversed(items)
+    )
+    return (
+        "<?xml version='1.0' encoding='utf-8'?><rss version='2.0' "
+        "xmlns:content='http://purl.org/rss/1.0/modules/content/'><channel>"
+        f"<title>{escape(name)}</title><link>https://demo.invalid/wp/</link>"
+        f"<description>demo</description>"
+        f"<generator>https://wordpress.org/?v=6.4</generator>{body}</channel></rss>"
+    )
+
+
+def _atom(name: str, items: list[dict]) -> str:
+    body = "".join(
+        f"<entry><id>tag:demo.invalid,2026:{i['id']}</id><title>{escape(i['title'])}</title>"
+        f"<published>{i['published'].isoformat()}</published>"
+        f"<updated>{i['published'].isoformat()}</updated>"
+        f"<link href='https://demo.invalid/atom/{i['id']}'/>"
+        f"<content type='html'>{escape('<p>Current mood: ' + i['mood'] + '</p>')}"
+        f"{escape('<p>' + i['text'] + '</p>')}</content></entry>"
+        for i in reversed(items)
+    )
+    updated = items[-1]["published"].isoformat()
+    return (
+        "<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/Atom'>"
+        f"<title>{escape(name)}</title><id>tag:demo.invalid,2026:{escape(name)}</id>"
+        f"<updated>{updated}</updated><author><name>{escape(name)}</name></author>"
+        f"{body}</feed>"
+    )

@@ -12,10 +12,33 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
+from pbp.db import database
+from pbp.models import utcnow
+from pbp.services import cadence, mail, mail_send, polling
+from pbp.services.mail import MailSettings
+
 log = logging.getLogger("pbp.scheduler")
 
-# (job function, trigger kwargs); filled as services land.
-JOBS: list[tuple] = []
+
+def poll_feeds(app: Flask) -> None:
+    polling.poll_once(app)
+
+
+def advance_turns(app: Flask) -> None:
+    cadence.advance_all_due(
+        engine=database(app).engine, now=utcnow(), mail=MailSettings.from_config(app.config)
+    )
+
+
+# (job function, trigger kwargs)
+JOBS: list[tuple] = [
+    (poll_feeds, {"trigger": "interval", "minutes": 1}),
+    (advance_turns, {"trigger": "interval", "minutes": 1}),
+    # The sweep: anything a request's after-commit send missed (crash, server down).
+    (mail_send.send_outbox, {"trigger": "interval", "seconds": 30}),
+    # Keyed by day, so an hourly run queues each player's digest once.
+    (mail.queue_daily_digests, {"trigger": "interval", "hours": 1}),
+]
 
 
 def _add_jobs(scheduler, app: Flask) -> None:

@@ -7,10 +7,11 @@ import unicodedata
 
 from sqlmodel import Session, select
 
+from pbp import rules
 from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import Blog, Campaign, Character, Membership, Turn, User
 
-RULESETS = ("noteworthy", "one", "noir", "sex-and-violence", "one-can-have-her")
+RULESETS = tuple(rules.RULESETS)
 NOTEWORTHY_DEFAULTS = {"opening_turns": 2, "fair_interval_hours": None, "custom_moods": {}}
 
 
@@ -37,6 +38,8 @@ def create_campaign(
 ) -> Campaign:
     if ruleset not in RULESETS:
         raise UserError(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESETS)}")
+    if not name.strip():
+        raise UserError("a campaign needs a name")
     slug = slugify(name)
     if session.exec(select(Campaign).where(Campaign.slug == slug)).first():
         raise Conflict(f"a campaign called {slug!r} exists already; choose another name")

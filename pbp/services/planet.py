@@ -1,4 +1,5 @@
-"""The campaign "planet": every blog's entries merged by time, with their notes.
+"""The campaign "planet": every blog's entries merged by time, with their notes, the
+turn's event on top, and live support / oppose counts on this turn's challenges.
 
 A fixed number of queries whatever the campaign's size (no query per entry or note).
 """
@@ -11,6 +12,8 @@ from dataclasses import dataclass, field
 from sqlmodel import Session, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
+from pbp.rules import noteworthy as nw
+from pbp.services import tally as tally_service
 
 
 @dataclass
@@ -18,6 +21,7 @@ class PlanetEntry:
     entry: Entry
     author: Character
     notes: list[tuple[Note, Character | None]] = field(default_factory=list)
+    challenge: nw.ChallengeResult | None = None
 
 
 @dataclass
@@ -27,30 +31,47 @@ class Planet:
     turn: Turn | None
     events: list[Event]
     entries: list[PlanetEntry]
+    turns: list[Turn]
+    filters: dict
 
 
-def planet(*, session: Session, campaign: Campaign, limit: int = 100) -> Planet:
+def planet(
+    *,
+    session: Session,
+    campaign: Campaign,
+    limit: int = 100,
+    turn_number: int | None = None,
+    character_slug: str | None = None,
+    mood: str | None = None,
+) -> Planet:
     chars = list(
         session.exec(
             select(Character).where(Character.campaign_id == campaign.id).order_by(Character.name)
         )
     )
     by_id = {c.id: c for c in chars}
-    turn = session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
-    ).first()
+    turns = list(
+        session.exec(
+            select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+        )
+    )
+    turn = turns[0] if turns else None
     events = []
     if turn is not None:
         events = list(
             session.exec(select(Event).where(Event.turn_id == turn.id, Event.mode == "all"))
         )
+    query = select(Entry).where(Entry.character_id.in_(by_id) if by_id else False)
+    if turn_number is not None:
+        wanted = next((t.id for t in turns if t.number == turn_number), -1)
+        query = query.where(Entry.turn_id == wanted)
+    if character_slug:
+        wanted_ids = [c.id for c in chars if c.slug == character_slug] or [-1]
+        query = query.where(Entry.character_id.in_(wanted_ids))
+    if mood:
+        query = query.where(Entry.mood == nw.normalize_mood(mood))
     rows = list(
-        session.exec(
-            select(Entry)
-            .where(Entry.character_id.in_(by_id) if by_id else False)
-            .order_by(Entry.published_at.desc(), Entry.id.desc())
-            .limit(limit)
-        )
+        session.exec(query.order_by(Entry.published_at.desc(), Entry.id.desc()).limit(limit))
     )
     notes_by_entry: dict[int, list] = defaultdict(list)
     if rows:
@@ -60,7 +81,19 @@ def planet(*, session: Session, campaign: Campaign, limit: int = 100) -> Planet:
             .order_by(Note.published_at, Note.id)
         )
         for note in notes:
-            author = by_id.get(note.author_character_id)
-            notes_by_entry[note.entry_id].append((note, author))
-    entries = [PlanetEntry(e, by_id[e.character_id], notes_by_entry[e.id]) for e in rows]
-    return Planet(campaign, chars, turn, events, entries)
+            notes_by_entry[note.entry_id].append((note, by_id.get(note.author_character_id)))
+    challenges = {}
+    if (
+        campaign.ruleset == "noteworthy"
+        and turn is not None
+        and turn.status != "resolved"
+        and any(e.turn_id == turn.id and e.mood == nw.CHALLENGING for e in rows)
+    ):
+        result = tally_service.tally(session=session, campaign=campaign, turn=turn)
+        challenges = {c.entry_id: c for c in result.challenges}
+    entries = [
+        PlanetEntry(e, by_id[e.character_id], notes_by_entry[e.id], challenges.get(e.id))
+        for e in rows
+    ]
+    filters = {"turn": turn_number, "character": character_slug, "mood": mood}
+    return Planet(campaign, chars, turn, events, entries, turns, filters)

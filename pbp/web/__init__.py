@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-from flask import Flask, render_template, request
+from flask import Flask, render_template
 
-from pbp import db, migrate
 from pbp.errors import PbpError, SchemaBehind, UserError
 
 
 def init_app(app: Flask) -> None:
-    from pbp.web import public
+    from pbp.web import auth, blog, feeds, history, mail, public, referee
 
+    auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
     app.register_blueprint(public.bp)
-    app.before_request(_require_current_schema)
+    app.register_blueprint(feeds.bp)
+    app.register_blueprint(mail.bp)
+    app.register_blueprint(referee.bp)
+    app.register_blueprint(history.bp)
+    app.register_blueprint(blog.bp)  # last: its /c/<slug>/<character>/ routes are catch-alls
     app.register_error_handler(UserError, _user_error)
     app.register_error_handler(SchemaBehind, _schema_behind)
-
-
-def _require_current_schema() -> None:
-    """Refuse to serve on a schema behind the code (checked once per process)."""
-    from flask import current_app
-
-    if current_app.extensions.get("pbp_schema_ok") or request.endpoint == "static":
-        return
-    migrate.require_current(db.database(current_app).engine)
-    current_app.extensions["pbp_schema_ok"] = True
 
 
 def _user_error(exc: UserError):

@@ -1,0 +1,67 @@
+"""Dreamwidth: RSS in LiveJournal's lj: namespace, Atom with ``dw:`` elements, and the
+latest-comments RSS.
+
+Dreamwidth's Atom feed declares ``xmlns:dw`` as the site root (``https://www.dreamwidth.org``)
+rather than a versioned URI, so any namespace on the dreamwidth.org host counts. Its comment
+feed items only carry the thread URL (``/4242.html?thread=98765#cmt98765``); the entry is the
+same URL without query and fragment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from adapters.base import Parsed
+from adapters.common import generator_name, get, host_of, namespace_prefix
+from adapters.livejournal import LiveJournalAdapter, _is_lj_ns
+from pbp.sanitize import clean_text
+
+
+def _is_dw_ns(uri: str) -> bool:
+    return host_of(uri) in ("dreamwidth.org", "www.dreamwidth.org")
+
+
+def entry_url_of_thread(url: str | None) -> str | None:
+    """``https://u.dreamwidth.org/4242.html?thread=9#cmt9`` → ``https://u.dreamwidth.org/4242.html``."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+
+
+def _is_thread_url(url: str | None) -> bool:
+    return bool(url) and ("thread=" in url or "#cmt" in url)
+
+
+class DreamwidthAdapter(LiveJournalAdapter):
+    name = "dreamwidth"
+    journal_domain = "dreamwidth.org"
+
+    def matches(self, parsed: Parsed) -> bool:
+        return (
+            namespace_prefix(parsed, _is_dw_ns) is not None
+            or "dreamwidth" in generator_name(parsed).lower()
+            or host_of(self.site_url(parsed)).endswith(".dreamwidth.org")
+        )
+
+    def prefixes(self, parsed: Parsed) -> tuple[str | None, ...]:
+        return (
+            namespace_prefix(parsed, _is_dw_ns),
+            namespace_prefix(parsed, _is_lj_ns),
+            "dw",
+            "lj",
+        )
+
+    def is_comment_feed(self, parsed: Parsed) -> bool:
+        items = get(parsed, "entries") or []
+        return bool(items) and all(_is_thread_url(self.link(item)) for item in items)
+
+    def note_parent(self, item: Any, parsed: Parsed) -> tuple[str | None, str | None]:
+        return None, entry_url_of_thread(self.link(item))
+
+    def note_author(self, item: Any, parsed: Parsed) -> tuple[str | None, str | None]:
+        poster = clean_text(self.field(item, parsed, "poster"))
+        if poster:
+            return poster, self.journal_url(poster)
+        return super().note_author(item, parsed)

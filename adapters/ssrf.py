@@ -1,0 +1,185 @@
+"""Keep player-supplied feed URLs from reaching our own network (SSRF).
+
+A feed URL is chosen by a player, and the server fetches it: without this, a player could make
+pbp request ``http://169.254.169.254/`` (cloud credentials), ``http://localhost:5432`` or the
+office intranet. Rules: only http/https; refuse hostnames that resolve to loopback, private,
+link-local, multicast, reserved or otherwise non-global addresses.
+
+The check happens twice: ``check_url`` when the player submits the URL (clear error message),
+and inside the connection itself on every request and every redirect hop. The connection
+resolves the name once, validates every address, and connects to the validated address, so a
+DNS answer that changes between check and connect (DNS rebinding) cannot slip through. The
+TLS SNI and the Host header still use the hostname, because only socket creation is replaced.
+
+``allow_private=True`` (PBP_ALLOW_PRIVATE_FEEDS=1) lifts the address rule for development,
+tests and the demo; ``allowed_networks`` lifts it for specific networks only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import requests.adapters
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+
+from adapters.errors import BlockedURL, FeedUnreachable
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+ALLOWED_SCHEMES = ("http", "https")
+
+
+@dataclass(frozen=True, slots=True)
+class AddressPolicy:
+    """Which addresses feeds may live at. Default: public (globally routable) only."""
+
+    allow_private: bool = False
+    allowed_networks: tuple[Network, ...] = ()
+
+    @classmethod
+    def build(cls, allow_private: bool = False, allowed_networks: Iterable[str] = ()):
+        return cls(allow_private, tuple(ipaddress.ip_network(n) for n in allowed_networks))
+
+    def refusal(self, address: IPAddress) -> str | None:
+        """Why *address* is refused, or None if it may be contacted."""
+        if self.allow_private:
+            return None
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+            address = address.ipv4_mapped
+        if any(address in net for net in self.allowed_networks if net.version == address.version):
+            return None
+        return blocked_reason(address)
+
+
+def blocked_reason(address: IPAddress) -> str | None:
+    """The category that makes *address* unsafe to fetch from, or None for public addresses."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    checks = (
+        ("loopback", address.is_loopback),
+        ("unspecified", address.is_unspecified),
+        ("link-local", address.is_link_local),
+        ("multicast", address.is_multicast),
+        ("reserved", address.is_reserved),
+        ("private", address.is_private),
+        ("non-public", not address.is_global),
+    )
+    return next((name for name, hit in checks if hit), None)
+
+
+def split_url(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of an http(s) URL; raises BlockedURL for anything else."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise BlockedURL(f"{url!r} is not a valid web address.", url=url) from None
+    scheme = parts.scheme.lower()
+    if scheme not in ALLOWED_SCHEMES:
+        raise BlockedURL(
+            f"Only http:// and https:// feed addresses are allowed, not {scheme or 'no'} scheme.",
+            url=url,
+        )
+    if not parts.hostname:
+        raise BlockedURL(f"{url!r} has no host name.", url=url)
+    return scheme, parts.hostname, port or (443 if scheme == "https" else 80)
+
+
+def resolve(host: str, port: int) -> list[tuple]:
+    """getaddrinfo for TCP; looked up through the socket module so tests can monkeypatch it."""
+    return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+
+
+def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[tuple]:
+    """Resolve *host* and return its addrinfo tuples, or raise BlockedURL if ANY is refused.
+
+    Refusing the whole name when one address is private avoids depending on which address
+    the connection would happen to try first.
+    """
+    try:
+        infos = resolve(host, port)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise FeedUnreachable(f"The host name {host!r} could not be resolved ({exc}).") from None
+    if not infos:
+        raise FeedUnreachable(f"The host name {host!r} has no addresses.")
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        reason = policy.refusal(address)
+        if reason:
+            where = str(address) if host == str(address) else f"{host} is {address}"
+            raise BlockedURL(
+                f"Feeds on {reason} addresses are not allowed ({where}). "
+                "Use the blog's public address."
+            )
+    return infos
+
+
+def check_url(url: str, *, allow_private: bool = False, policy: AddressPolicy | None = None):
+    """Validate a submitted feed URL (scheme and resolved addresses); raises BlockedURL."""
+    policy = policy or AddressPolicy(allow_private=allow_private)
+    _, host, port = split_url(url)
+    try:
+        checked_addresses(host, port, policy)
+    except BlockedURL as exc:
+        exc.url = url
+        raise
+
+
+class _GuardedConnectionMixin:
+    """Replace urllib3's socket creation: resolve, validate, connect to the validated IP."""
+
+    policy: AddressPolicy = AddressPolicy()
+
+    def _new_conn(self) -> socket.socket:
+        host = self._dns_host.strip("[]")
+        infos = checked_addresses(host, self.port, self.policy)
+        last_error: OSError | None = None
+        for family, socktype, proto, _, sockaddr in infos:
+            sock = socket.socket(family, socktype, proto)
+            try:
+                for option in self.socket_options or ():
+                    sock.setsockopt(*option)
+                if self.timeout is None or isinstance(self.timeout, int | float):
+                    sock.settimeout(self.timeout)  # else urllib3's 'default' sentinel
+                sock.connect(sockaddr)
+            except TimeoutError as exc:
+                sock.close()
+                raise ConnectTimeoutError(
+                    self, f"Connection to {self.host} timed out. (connect timeout={self.timeout})"
+                ) from exc
+            except OSError as exc:
+                sock.close()
+                last_error = exc
+                continue
+            peer = ipaddress.ip_address(sock.getpeername()[0].split("%", 1)[0])
+            reason = self.policy.refusal(peer)
+            if reason:  # belt and braces: the socket must be where we validated
+                sock.close()
+                raise BlockedURL(f"Connected to a {reason} address ({peer}); refused.")
+            return sock
+        raise NewConnectionError(self, f"Failed to establish a new connection: {last_error}")
+
+
+def guarded_adapter(policy: AddressPolicy, **kwargs) -> requests.adapters.HTTPAdapter:
+    """A requests HTTPAdapter whose connections enforce *policy* on every connect."""
+    http_conn = type("GuardedHTTPConnection", (_GuardedConnectionMixin, HTTPConnection), {})
+    https_conn = type("GuardedHTTPSConnection", (_GuardedConnectionMixin, HTTPSConnection), {})
+    http_conn.policy = https_conn.policy = policy
+    http_pool = type("GuardedHTTPPool", (HTTPConnectionPool,), {"ConnectionCls": http_conn})
+    https_pool = type("GuardedHTTPSPool", (HTTPSConnectionPool,), {"ConnectionCls": https_conn})
+
+    class GuardedHTTPAdapter(requests.adapters.HTTPAdapter):
+        def init_poolmanager(self, *args, **pool_kwargs):
+            super().init_poolmanager(*args, **pool_kwargs)
+            self.poolmanager.pool_classes_by_scheme = {"http": http_pool, "https": https_pool}
+
+        def proxy_manager_for(self, proxy, **proxy_kwargs):
+            raise BlockedURL("Feeds are fetched directly; proxies are not supported.")
+
+    return GuardedHTTPAdapter(**kwargs)

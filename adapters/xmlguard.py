@@ -1,0 +1,157 @@
+"""Remove the DOCTYPE (and any internal DTD subset) before feedparser sees a document.
+
+feedparser strips most DOCTYPEs itself, but measurement showed two gaps (see
+tests/adapters/test_xml_attacks.py): it re-inserts "safe-looking" entity declarations, so a
+quadratic blowup (one 100 kB entity referenced 30,000 times) made its fallback parser build a
+3 GB string; and an internal subset written on one line slips past its line-anchored regexes
+and reaches expat, which takes seconds to give up. Feeds have no legitimate use for a DTD, so
+we drop it.
+
+Without a DTD, a reference like ``&lol9;`` or ``&nbsp;`` is undefined: expat stops, and
+feedparser re-parses the whole document with its slow regex-based fallback (about 10 µs per
+reference, so a 10 MiB file of references would take a minute). ``escape_undefined_entities``
+turns them into text (``&amp;nbsp;``) outside CDATA and comments, so the fast strict parser
+succeeds; HTML bodies still render ``&nbsp;`` as intended.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ENTITY_OR_LITERAL = re.compile(rb"<!\[CDATA\[.*?\]\]>|<!--.*?-->|&([A-Za-z_][\w.-]*);", re.DOTALL)
+_XML_ENTITIES = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
+_DECLARATION = re.compile(rb"<!(?:doctype|entity)", re.IGNORECASE)
+
+_WIDE_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xff\xfe", "utf-16-le"),
+)
+_WIDE_PATTERNS = (
+    (b"\x00\x00\x00<", "utf-32-be"),
+    (b"<\x00\x00\x00", "utf-32-le"),
+    (b"\x00<\x00?", "utf-16-be"),
+    (b"<\x00?\x00", "utf-16-le"),
+)
+
+
+def _wide_codec(data: bytes) -> tuple[str, int] | None:
+    """The UTF-16/32 codec of *data* and its BOM length, or None for ASCII-compatible data."""
+    for bom, codec in _WIDE_BOMS:
+        if data.startswith(bom):
+            return codec, len(bom)
+    for pattern, codec in _WIDE_PATTERNS:
+        if data.startswith(pattern):
+            return codec, 0
+    return None
+
+
+def _doctype_end(text: str, start: int) -> int:
+    """Index just past the DOCTYPE starting at *start*, honouring quotes, comments, ``[...]``."""
+    n = len(text)
+    k = start + len("<!DOCTYPE")
+    depth = 0
+    quote = ""
+    while k < n:
+        c = text[k]
+        if quote:
+            if c == quote:
+                quote = ""
+        elif text.startswith("<!--", k):
+            end = text.find("-->", k + 4)
+            k = n if end < 0 else end + 3
+            continue
+        elif c in "\"'":
+            quote = c
+        elif c == "[":
+            depth += 1
+        elif c == "]":
+            depth = max(0, depth - 1)
+        elif c == ">" and depth == 0:
+            return k + 1
+        k += 1
+    return n
+
+
+def _strip_prolog_doctype(text: str) -> tuple[str, bool]:
+    """Cut DOCTYPEs and stray entity declarations out of everything before the root element.
+
+    Whatever precedes the root is scanned, including a BOM or junk text (a PHP warning
+    printed before the XML declaration), because feedparser's own DOCTYPE handling looks
+    at the same region.
+    """
+    n = len(text)
+    i = 0
+    out: list[str] = []
+    stripped = False
+    while i < n:
+        j = text.find("<", i)
+        if j < 0:
+            break
+        upper = text[j : j + 9].upper()
+        if text.startswith("<?", j):
+            end = text.find("?>", j + 2)
+            end = n if end < 0 else end + 2
+        elif text.startswith("<!--", j):
+            end = text.find("-->", j + 4)
+            end = n if end < 0 else end + 3
+        elif upper == "<!DOCTYPE" or upper.startswith("<!ENTITY"):
+            out.append(text[i:j])
+            i = _doctype_end(text, j)
+            stripped = True
+            continue
+        elif j + 1 < n and (text[j + 1].isalpha() or text[j + 1] in "_:"):
+            break  # the root element
+        else:
+            end = j + 1  # a stray "<" in junk before the root
+        out.append(text[i:end])
+        i = end
+    if not stripped:
+        return text, False
+    out.append(text[i:])
+    return "".join(out), True
+
+
+def strip_doctype(data: bytes) -> tuple[bytes, bool]:
+    """Return *data* without DOCTYPE declarations before its root, and whether one was removed.
+
+    Works on the raw bytes (any ASCII-compatible charset, via a lossless latin-1 round trip)
+    and on UTF-16/32 documents (decoded and re-encoded in the same encoding), so the charset
+    declaration stays true.
+    """
+    wide = _wide_codec(data)
+    if wide is None:
+        if not _DECLARATION.search(data):
+            return data, False  # the common case: no DOCTYPE or ENTITY anywhere
+        text, stripped = _strip_prolog_doctype(data.decode("latin-1"))
+        return (text.encode("latin-1"), True) if stripped else (data, False)
+    codec, bom_len = wide
+    text = data[bom_len:].decode(codec, errors="replace")
+    new_text, stripped = _strip_prolog_doctype(text)
+    if not stripped:
+        return data, False
+    return data[:bom_len] + new_text.encode(codec, errors="replace"), True
+
+
+def escape_undefined_entities(data: bytes) -> tuple[bytes, int]:
+    """Escape ``&name;`` references XML does not predefine; returns (data, how many).
+
+    Call after strip_doctype: with no DTD left, nothing can define them. CDATA sections and
+    comments are copied unchanged. UTF-16/32 documents are left alone (rare; the fallback
+    parser still handles them, only slower).
+    """
+    if b"&" not in data or _wide_codec(data) is not None:
+        return data, 0
+    count = 0
+
+    def fix(match: re.Match[bytes]) -> bytes:
+        nonlocal count
+        name = match.group(1)
+        if name is None or name in _XML_ENTITIES:
+            return match.group(0)
+        count += 1
+        return b"&amp;" + name + b";"
+
+    fixed = _ENTITY_OR_LITERAL.sub(fix, data)
+    return (fixed, count) if count else (data, 0)

@@ -1,0 +1,161 @@
+"""The built-in blog: entries and notes written on pbp's own pages.
+
+They go through pbp.services.ingest exactly like external feed items, so the tally
+never knows where an entry came from.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlmodel import Session, select
+
+from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
+from pbp.errors import Forbidden, UserError
+from pbp.markup import render_markdown
+from pbp.models import Blog, Character, Entry, Note
+from pbp.services.ingest import (
+    AuthorMap,
+    EntryIndex,
+    ingest_parsed,
+    turns_of,
+    upsert_entry,
+    upsert_note,
+)
+
+STANCE_MARKERS = {"support": "Support.", "oppose": "Oppose.", "none": ""}
+
+
+def blog_of(*, session: Session, character: Character) -> Blog:
+    return session.exec(select(Blog).where(Blog.character_id == character.id)).one()
+
+
+def builtin_blog(*, session: Session, character: Character) -> Blog:
+    blog = blog_of(session=session, character=character)
+    if blog.kind != "builtin":
+        raise UserError(f"{character.name} blogs elsewhere; post there and pbp will read it")
+    return blog
+
+
+def _feed_entry(source_id: str, title: str, body_markdown: str, mood: str | None, now):
+    return FeedEntry(
+        source_id=source_id,
+        url=None,
+        title=title,
+        author=None,
+        published=now,
+        updated=now,
+        body_html=render_markdown(body_markdown),
+        raw_mood=mood,
+        mood_source="field",
+        fallback_key=fallback_key(title, now),
+    )
+
+
+def post_entry(
+    *,
+    session: Session,
+    character: Character,
+    title: str,
+    body_markdown: str,
+    mood: str | None,
+    now: datetime,
+) -> Entry:
+    if not (title or "").strip():
+        raise UserError("an entry needs a title")
+    if not (mood or "").strip():
+        raise UserError('every entry needs a "Current mood:" (Noteworthy)')
+    blog = builtin_blog(session=session, character=character)
+    source_id = f"urn:pbp:entry:{uuid.uuid4()}"
+    parsed = ParsedFeed(
+        kind="builtin",
+        title=character.name,
+        site_url=None,
+        entries=(_feed_entry(source_id, title, body_markdown, mood, now),),
+    )
+    ingest_parsed(
+        session=session, blog=blog, parsed=parsed, now=now, campaign_id=character.campaign_id
+    )
+    return session.exec(
+        select(Entry).where(Entry.blog_id == blog.id, Entry.source_id == "guid:" + source_id)
+    ).one()
+
+
+def edit_entry(
+    *,
+    session: Session,
+    entry: Entry,
+    editor: Character,
+    title: str,
+    body_markdown: str,
+    mood: str | None,
+    now: datetime,
+) -> str:
+    """Edit a built-in entry (kept as a revision); returns "changed" or "same"."""
+    if entry.character_id != editor.id:
+        raise Forbidden("only the entry's author can edit it")
+    blog = builtin_blog(session=session, character=editor)
+    source_id = entry.source_id.removeprefix("guid:")
+    item = _feed_entry(source_id, title, body_markdown, mood, now)
+    turns = turns_of(session=session, campaign_id=editor.campaign_id)
+    return upsert_entry(
+        session=session, blog=blog, item=item, turns=turns, index=EntryIndex(session, blog), now=now
+    )
+
+
+def post_note(
+    *,
+    session: Session,
+    entry: Entry,
+    author: Character,
+    body_markdown: str,
+    now: datetime,
+    stance: str | None = None,
+    fate: str | None = None,
+) -> Note:
+    """A note in the writer's character's persona. A stance picked on the form is written
+    as an explicit marker, so it reads the same way as a marker typed in a comment."""
+    marker = STANCE_MARKERS.get(stance or "none", "")
+    text = f"{marker}\n\n{body_markdown}".strip() if marker else body_markdown
+    if not text.strip():
+        raise UserError("a note needs some text")
+    source_id = f"urn:pbp:note:{uuid.uuid4()}"
+    item = FeedNote(
+        source_id=source_id,
+        url=None,
+        parent_source_id=None,
+        parent_url=None,
+        author_name=author.name,
+        author_uri=None,
+        published=now,
+        updated=now,
+        body_html=render_markdown(text),
+        title="",
+        fallback_key=source_id,
+    )
+    upsert_note(
+        session=session,
+        entry=entry,
+        item=item,
+        authors=_FixedAuthor(author.id),
+        now=now,
+    )
+    note = session.exec(
+        select(Note).where(Note.entry_id == entry.id, Note.source_id == "guid:" + source_id)
+    ).one()
+    if fate and fate.strip():
+        note.fate_text = fate.strip()[:4000]
+        session.add(note)
+    session.flush()
+    return note
+
+
+class _FixedAuthor(AuthorMap):
+    """A logged-in writer is known: no alias lookup."""
+
+    def __init__(self, character_id: int):
+        self.character_id = character_id
+
+    def character_for(self, name, uri, email_hash):
+        return self.character_id

@@ -1,0 +1,136 @@
+"""Everything the referee's dashboard shows, gathered in a fixed number of queries."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn, User
+from pbp.rules import noteworthy as nw
+from pbp.services import tally as tally_service
+
+SIX_TO_TWENTY_FOUR = "Noteworthy is written for 6-24 players"
+
+
+@dataclass
+class RosterRow:
+    character: Character
+    player: User | None
+    blog: Blog
+    entries_this_turn: int
+
+
+@dataclass
+class Unmapped:
+    name: str
+    uri: str | None
+    notes: int
+
+
+@dataclass
+class Dashboard:
+    campaign: Campaign
+    turn: Turn | None
+    tally: nw.Tally | None
+    roster: list[RosterRow]
+    events: list[Event]
+    entries: dict[int, Entry]
+    notes: dict[int, Note]
+    rulings: list[Ruling]
+    unmapped: list[Unmapped]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def characters(self) -> dict[int, Character]:
+        return {row.character.id: row.character for row in self.roster}
+
+    @property
+    def next_number(self) -> int:
+        return self.turn.number + 1 if self.turn else 1
+
+    @property
+    def can_post_event(self) -> bool:
+        return self.turn is None or self.turn.status == "resolved"
+
+    @property
+    def missing_posters(self) -> list[Character]:
+        """Noteworthy: "In a turn, you post at least one in-character entry"."""
+        if self.turn is None or self.turn.status == "resolved":
+            return []
+        return [
+            r.character
+            for r in self.roster
+            if r.entries_this_turn == 0 and r.character.status != "winner"
+        ]
+
+    def name(self, character_id) -> str:
+        character = self.characters.get(character_id)
+        return character.name if character else "(nobody)"
+
+
+def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
+    turn = session.exec(
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+    ).first()
+    rows = session.exec(
+        select(Character, Blog, User)
+        .join(Blog, Blog.character_id == Character.id)
+        .outerjoin(User, User.id == Character.user_id)
+        .where(Character.campaign_id == campaign.id)
+        .order_by(Character.name)
+    ).all()
+    counts: Counter = Counter()
+    events, entries, notes, rulings = [], {}, {}, []
+    result = None
+    if turn is not None:
+        counts = Counter(
+            dict(
+                session.exec(
+                    select(Entry.character_id, sa.func.count())
+                    .where(Entry.turn_id == turn.id)
+                    .group_by(Entry.character_id)
+                ).all()
+            )
+        )
+        events = list(session.exec(select(Event).where(Event.turn_id == turn.id)))
+        if campaign.ruleset == "noteworthy":
+            result = tally_service.tally(session=session, campaign=campaign, turn=turn)
+        entries = {e.id: e for e in session.exec(select(Entry).where(Entry.turn_id == turn.id))}
+        if entries:
+            notes = {n.id: n for n in session.exec(select(Note).where(Note.entry_id.in_(entries)))}
+        rulings = list(
+            session.exec(
+                select(Ruling).where(Ruling.turn_id == turn.id).order_by(Ruling.created_at)
+            )
+        )
+    roster = [RosterRow(c, u, b, counts.get(c.id, 0)) for c, b, u in rows]
+    board = Dashboard(
+        campaign,
+        turn,
+        result,
+        roster,
+        events,
+        entries,
+        notes,
+        rulings,
+        unmapped_commenters(session=session, campaign=campaign),
+    )
+    if campaign.ruleset == "noteworthy" and not 6 <= len(roster) <= 24:
+        board.warnings.append(f"{SIX_TO_TWENTY_FOUR}; this campaign has {len(roster)}.")
+    return board
+
+
+def unmapped_commenters(*, session: Session, campaign: Campaign) -> list[Unmapped]:
+    """Commenters on external blogs not yet mapped to a character (their notes wait)."""
+    rows = session.exec(
+        select(Note.author_name, Note.author_uri, sa.func.count())
+        .join(Entry, Entry.id == Note.entry_id)
+        .join(Character, Character.id == Entry.character_id)
+        .where(Character.campaign_id == campaign.id, Note.author_character_id.is_(None))
+        .group_by(Note.author_name, Note.author_uri)
+        .order_by(sa.func.count().desc())
+    ).all()
+    return [Unmapped(name or "(anonymous)", uri, n) for name, uri, n in rows]

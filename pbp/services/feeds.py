@@ -1,0 +1,138 @@
+"""What pbp's own Atom feeds contain: built-in blogs, their notes, the campaign, events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from markupsafe import escape
+from sqlmodel import Session, select
+
+from pbp.errors import NotFound
+from pbp.models import Campaign, Character, Entry, Event, Note, Turn
+
+LIMIT = 50
+
+
+@dataclass
+class FeedItem:
+    kind: str  # "entry" | "note" | "event"
+    id: int
+    title: str
+    html: str
+    published: datetime
+    updated: datetime
+    author: str
+    mood: str | None = None
+    link_path: str = ""
+    in_reply_to: int | None = None  # an entry id, for notes (RFC 4685)
+
+    @property
+    def content_html(self) -> str:
+        """The body, with the mood as a "Current mood:" line so any reader shows it."""
+        if not self.mood:
+            return self.html
+        return f"<p><b>Current mood:</b> {escape(self.mood)}</p>{self.html}"
+
+
+def character_by_slug(*, session: Session, campaign: Campaign, slug: str) -> Character:
+    character = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
+    ).first()
+    if character is None:
+        raise NotFound(f"there is no character {slug!r} in {campaign.name}")
+    return character
+
+
+def _entry_item(campaign: Campaign, entry: Entry, author: Character) -> FeedItem:
+    published = entry.published_at or entry.first_seen_at
+    return FeedItem(
+        kind="entry",
+        id=entry.id,
+        title=entry.title or "(untitled)",
+        html=entry.body_html,
+        published=published,
+        updated=entry.updated_at or published,
+        author=author.name,
+        mood=entry.mood_raw,
+        link_path=f"/c/{campaign.slug}/{author.slug}/{entry.id}",
+    )
+
+
+def blog_entries(*, session: Session, campaign: Campaign, character: Character) -> list[FeedItem]:
+    rows = session.exec(
+        select(Entry)
+        .where(Entry.character_id == character.id)
+        .order_by(Entry.published_at.desc(), Entry.id.desc())
+        .limit(LIMIT)
+    )
+    return [_entry_item(campaign, e, character) for e in rows]
+
+
+def blog_notes(*, session: Session, campaign: Campaign, character: Character) -> list[FeedItem]:
+    rows = session.exec(
+        select(Note, Character)
+        .join(Entry, Entry.id == Note.entry_id)
+        .outerjoin(Character, Character.id == Note.author_character_id)
+        .where(Entry.character_id == character.id)
+        .order_by(Note.published_at.desc(), Note.id.desc())
+        .limit(LIMIT)
+    )
+    items = []
+    for note, author in rows:
+        published = note.published_at or note.first_seen_at
+        items.append(
+            FeedItem(
+                kind="note",
+                id=note.id,
+                title=f"Note by {author.name if author else note.author_name}",
+                html=note.body_html,
+                published=published,
+                updated=published,
+                author=author.name if author else note.author_name,
+                link_path=f"/c/{campaign.slug}/{character.slug}/{note.entry_id}#note-{note.id}",
+                in_reply_to=note.entry_id,
+            )
+        )
+    return items
+
+
+def event_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:
+    """The referee's general events (tailored texts are private to their characters)."""
+    rows = session.exec(
+        select(Event, Turn)
+        .join(Turn, Turn.id == Event.turn_id)
+        .where(Turn.campaign_id == campaign.id, Event.mode == "all")
+        .order_by(Turn.number.desc())
+        .limit(LIMIT)
+    )
+    return [
+        FeedItem(
+            kind="event",
+            id=event.id,
+            title=f"Turn {turn.number}",
+            html=_paragraphs(event.text),
+            published=event.created_at,
+            updated=event.created_at,
+            author="The referee",
+            link_path=f"/c/{campaign.slug}/events#turn-{turn.number}",
+        )
+        for event, turn in rows
+    ]
+
+
+def campaign_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:
+    rows = session.exec(
+        select(Entry, Character)
+        .join(Character, Character.id == Entry.character_id)
+        .where(Character.campaign_id == campaign.id)
+        .order_by(Entry.published_at.desc(), Entry.id.desc())
+        .limit(LIMIT)
+    )
+    items = [_entry_item(campaign, e, c) for e, c in rows]
+    items += event_items(session=session, campaign=campaign)
+    return sorted(items, key=lambda i: i.published, reverse=True)[:LIMIT]
+
+
+def _paragraphs(text: str) -> str:
+    return "".join(f"<p>{escape(p.strip())}</p>" for p in text.split("\n\n") if p.strip())

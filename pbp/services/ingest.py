@@ -1,0 +1,304 @@
+"""Turn what a feed (or the built-in blog form) says into Entry and Note rows.
+
+Built-in entries and external feed entries take this same path into the same tables, so
+the tally has exactly one code path. Everything one feed teaches is written in the
+caller's transaction: a crash mid-poll loses nothing already committed and the next run,
+matching rows by identity, duplicates nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, select
+
+from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
+from pbp.markup import plain_text
+from pbp.models import AuthorAlias, Blog, Character, Entry, EntryRevision, Note, Turn
+from pbp.rules.noteworthy import normalize_mood, read_stance
+from pbp.sanitize import clean_html, clean_text
+
+FUTURE_TOLERANCE = timedelta(hours=1)
+
+FLAG_NO_DATE = "no publication date: dated when first seen"
+FLAG_FUTURE_DATE = "dated in the future: dated when first seen"
+FLAG_BACKDATED = "backdated: first seen after its turn closed"
+FLAG_NO_TURN = "published when no turn was open"
+
+
+@dataclass
+class IngestReport:
+    new_entries: int = 0
+    changed_entries: int = 0
+    new_notes: int = 0
+    changed_notes: int = 0
+    unmatched_notes: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, other: IngestReport) -> None:
+        for name in ("new_entries", "changed_entries", "new_notes", "changed_notes"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unmatched_notes += other.unmatched_notes
+        self.warnings.extend(other.warnings)
+
+
+def content_hash(*parts: str | None) -> str:
+    return hashlib.sha256("\x1f".join(p or "" for p in parts).encode()).hexdigest()
+
+
+def turns_of(*, session: Session, campaign_id: int) -> list[Turn]:
+    return list(
+        session.exec(select(Turn).where(Turn.campaign_id == campaign_id).order_by(Turn.number))
+    )
+
+
+def turn_at(turns: list[Turn], moment: datetime) -> Turn | None:
+    """The turn open at `moment` (Noteworthy: an entry belongs to the turn it was posted in)."""
+    for turn in reversed(turns):
+        if turn.opened_at <= moment and (turn.closed_at is None or moment < turn.closed_at):
+            return turn
+    return None
+
+
+def dating(published: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
+    """When an item counts as published: its own date unless missing or in the future,
+    in which case the moment pbp first saw it (flagged for the referee)."""
+    if published is None:
+        return now, [FLAG_NO_DATE]
+    if published > now + FUTURE_TOLERANCE:
+        return now, [FLAG_FUTURE_DATE]
+    return published, []
+
+
+def place_in_turn(
+    turns: list[Turn], published: datetime, now: datetime
+) -> tuple[int | None, list[str]]:
+    turn = turn_at(turns, published)
+    if turn is None:
+        return None, [FLAG_NO_TURN]
+    if turn.closed_at is not None and turn.closed_at <= now:
+        return turn.id, [FLAG_BACKDATED]
+    return turn.id, []
+
+
+class EntryIndex:
+    """A blog's entries by identity and by URL, loaded once per feed."""
+
+    def __init__(self, session: Session, blog: Blog):
+        self.by_source: dict[str, Entry] = {}
+        self.by_url: dict[str, Entry] = {}
+        for entry in session.exec(select(Entry).where(Entry.blog_id == blog.id)):
+            self.remember(entry)
+
+    def remember(self, entry: Entry) -> None:
+        self.by_source[entry.source_id] = entry
+        url = normalize_identifier(entry.url)
+        if url:
+            self.by_url[url] = entry
+
+    def find(self, identity: str, url: str | None) -> Entry | None:
+        # A guid that appears or vanishes between fetches must not duplicate the entry.
+        return self.by_source.get(identity) or (self.by_url.get(url) if url else None)
+
+    def parent_of(self, note: FeedNote) -> Entry | None:
+        if note.normalized_parent_id:
+            entry = self.by_source.get("guid:" + note.normalized_parent_id) or self.by_url.get(
+                note.normalized_parent_id
+            )
+            if entry:
+                return entry
+        url = note.normalized_parent_url
+        if url:
+            return self.by_url.get(url) or self.by_source.get("link:" + url)
+        return None
+
+
+def _revision(entry: Entry, now: datetime) -> EntryRevision:
+    return EntryRevision(
+        entry_id=entry.id,
+        seen_at=now,
+        title=entry.title,
+        body_html=entry.body_html,
+        mood_raw=entry.mood_raw,
+        mood=entry.mood,
+        content_hash=entry.content_hash,
+    )
+
+
+def upsert_entry(
+    *,
+    session: Session,
+    blog: Blog,
+    item: FeedEntry,
+    turns: list[Turn],
+    index: EntryIndex,
+    now: datetime,
+) -> str:
+    """Insert or update one entry; returns "new", "changed" or "same".
+
+    Every version is kept as an EntryRevision (the first included), so the rules can see
+    when the mood changed: a change away from Challenging is a withdrawal at the moment
+    pbp saw it.
+    """
+    title = clean_text(item.title)[:1000]
+    body = clean_html(item.body_html)
+    mood_raw = clean_text(item.raw_mood)[:200] or None
+    digest = content_hash(title, body, mood_raw)
+    entry = index.find(item.identity_key, item.normalized_url)
+    if entry is not None:
+        if entry.content_hash == digest:
+            return "same"
+        entry.title, entry.body_html, entry.content_hash = title, body, digest
+        entry.mood_raw, entry.mood = mood_raw, normalize_mood(mood_raw)
+        entry.updated_at = item.updated or now
+        session.add(entry)
+        session.flush()
+        session.add(_revision(entry, now))
+        return "changed"
+    published, flags = dating(item.published, now)
+    turn_id, turn_flags = place_in_turn(turns, published, now)
+    entry = Entry(
+        blog_id=blog.id,
+        character_id=blog.character_id,
+        turn_id=turn_id,
+        source_id=item.identity_key[:1000],
+        url=item.url,
+        title=title,
+        body_html=body,
+        mood_raw=mood_raw,
+        mood=normalize_mood(mood_raw),
+        published_at=published,
+        updated_at=item.updated,
+        first_seen_at=now,
+        content_hash=digest,
+        # comment_count stays unknown until the polling has read the comment feed.
+        comments_url=item.comment_feed_url,
+        flags=flags + turn_flags,
+    )
+    session.add(entry)
+    session.flush()
+    session.add(_revision(entry, now))
+    index.remember(entry)
+    return "new"
+
+
+class AuthorMap:
+    """Commenter identities -> characters: the referee's alias table, plus a commenter
+    whose name is exactly a character's name (case-insensitive)."""
+
+    def __init__(self, session: Session, campaign_id: int):
+        self.aliases = {
+            (a.kind, a.value.lower()): a.character_id
+            for a in session.exec(select(AuthorAlias).where(AuthorAlias.campaign_id == campaign_id))
+        }
+        for character in session.exec(
+            select(Character).where(Character.campaign_id == campaign_id)
+        ):
+            self.aliases.setdefault(("name", character.name.lower()), character.id)
+
+    def character_for(self, name: str | None, uri: str | None, email_hash: str | None):
+        for kind, value in (("uri", uri), ("email_hash", email_hash), ("name", name)):
+            if value and (kind, value.strip().lower()) in self.aliases:
+                return self.aliases[(kind, value.strip().lower())]
+        return None
+
+
+def upsert_note(
+    *, session: Session, entry: Entry, item: FeedNote, authors: AuthorMap, now: datetime
+) -> str:
+    """Insert or update one note; the stance is read when the note arrives (or changes)."""
+    identity = item.identity_key[:1000]
+    body = clean_html(item.body_html)
+    author_name = clean_text(item.author_name)[:200]
+    existing = session.exec(
+        select(Note).where(Note.entry_id == entry.id, Note.source_id == identity)
+    ).first()
+    if existing is not None:
+        if existing.body_html == body:
+            return "same"
+        existing.body_html = body
+        existing.stance = read_stance(plain_text(body)).stance.value
+        session.add(existing)
+        return "changed"
+    published, _ = dating(item.published, now)
+    session.add(
+        Note(
+            entry_id=entry.id,
+            source_id=identity,
+            author_character_id=authors.character_for(author_name, item.author_uri, None),
+            author_name=author_name,
+            author_uri=item.author_uri,
+            body_html=body,
+            published_at=published,
+            first_seen_at=now,
+            stance=read_stance(plain_text(body)).stance.value,
+        )
+    )
+    return "new"
+
+
+def ingest_parsed(
+    *, session: Session, blog: Blog, parsed: ParsedFeed, now: datetime, campaign_id: int
+) -> IngestReport:
+    """Store everything one parsed document says. Entries missing from this fetch are
+    kept: a feed is a window onto the blog, not the whole of it."""
+    report = IngestReport(warnings=[w.message for w in parsed.warnings])
+    index = EntryIndex(session, blog)
+    if parsed.entries:
+        turns = turns_of(session=session, campaign_id=campaign_id)
+        seen: set[str] = set()
+        for item in parsed.entries:
+            if item.identity_key in seen:
+                report.warnings.append(
+                    f"the feed repeats the id {item.identity_key}; kept the first"
+                )
+                continue
+            seen.add(item.identity_key)
+            outcome = upsert_entry(
+                session=session, blog=blog, item=item, turns=turns, index=index, now=now
+            )
+            report.new_entries += outcome == "new"
+            report.changed_entries += outcome == "changed"
+    if parsed.notes:
+        authors = AuthorMap(session, campaign_id)
+        for item in parsed.notes:
+            parent = index.parent_of(item)
+            if parent is None:
+                report.unmatched_notes += 1
+                continue
+            outcome = upsert_note(
+                session=session, entry=parent, item=item, authors=authors, now=now
+            )
+            report.new_notes += outcome == "new"
+            report.changed_notes += outcome == "changed"
+    session.flush()
+    return report
+
+
+def map_author(
+    *, session: Session, campaign_id: int, character_id: int, kind: str, value: str
+) -> int:
+    """Record a commenter alias and attach that commenter's unmapped notes; returns how
+    many notes now count for the character (Noteworthy: notes count once mapped)."""
+    value = value.strip()
+    session.add(
+        AuthorAlias(campaign_id=campaign_id, character_id=character_id, kind=kind, value=value)
+    )
+    column = {"name": Note.author_name, "uri": Note.author_uri}.get(kind, Note.author_email_hash)
+    notes = session.exec(
+        select(Note)
+        .join(Entry, Entry.id == Note.entry_id)
+        .join(Character, Character.id == Entry.character_id)
+        .where(Character.campaign_id == campaign_id, Note.author_character_id.is_(None))
+    ).all()
+    mapped = 0
+    for note in notes:
+        current = getattr(note, column.key) or ""
+        if current.strip().lower() == value.lower():
+            note.author_character_id = character_id
+            session.add(note)
+            mapped += 1
+    session.flush()
+    return mapped

@@ -1,0 +1,100 @@
+"""What a player may do now, and why not: the checks behind the built-in blog's forms.
+
+The tally has the final word (it re-checks every rule); these checks only stop a player
+from posting something the rules would void, and say why in the rules' own terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
+from pbp.rules import noteworthy as nw
+
+
+@dataclass(frozen=True)
+class ChallengeOption:
+    allowed: bool
+    reason: str
+    targets: tuple[Character, ...] = ()
+
+
+def character_of(*, session: Session, campaign: Campaign, user: User | None) -> Character | None:
+    if user is None:
+        return None
+    return session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.user_id == user.id)
+    ).first()
+
+
+def open_turn(*, session: Session, campaign: Campaign) -> Turn | None:
+    return session.exec(
+        select(Turn).where(Turn.campaign_id == campaign.id, Turn.status == "open")
+    ).first()
+
+
+def challenged_this_turn(*, session: Session, character: Character, turn: Turn) -> bool:
+    """Noteworthy: "you may challenge one PC per turn" — a withdrawn challenge counts."""
+    entry_ids = list(
+        session.exec(
+            select(Entry.id).where(Entry.character_id == character.id, Entry.turn_id == turn.id)
+        )
+    )
+    if not entry_ids:
+        return False
+    moods = session.exec(select(EntryRevision.mood).where(EntryRevision.entry_id.in_(entry_ids)))
+    return any(nw.is_challenging(m) for m in moods)
+
+
+def challenge_option(
+    *, session: Session, campaign: Campaign, character: Character, turn: Turn | None
+) -> ChallengeOption:
+    opening = int((campaign.settings or {}).get("opening_turns", nw.DEFAULT_OPENING_TURNS))
+    if turn is None:
+        return ChallengeOption(False, "No turn is open.")
+    if turn.number <= opening:
+        return ChallengeOption(
+            False, f"No challenges are permitted in the first {opening} turns of the game."
+        )
+    if character.status != "active":
+        return ChallengeOption(False, "An outsider cannot challenge (outsiders cannot advance).")
+    if challenged_this_turn(session=session, character=character, turn=turn):
+        return ChallengeOption(
+            False, "You have already challenged this turn (a withdrawn challenge still counts)."
+        )
+    targets = tuple(
+        session.exec(
+            select(Character)
+            .where(
+                Character.campaign_id == campaign.id,
+                Character.status == "active",
+                Character.id != character.id,
+            )
+            .order_by(Character.name)
+        )
+    )
+    return ChallengeOption(True, "Choose exactly one target.", targets)
+
+
+def note_refusal(*, entry: Entry, turn: Turn | None) -> str | None:
+    """Noteworthy: "notes are permitted only on the current turn's entries"."""
+    if turn is None or entry.turn_id != turn.id:
+        return "Notes are permitted only on the current turn's entries."
+    return None
+
+
+def position_refusal(
+    *, character: Character | None, entry: Entry, target_id: int | None
+) -> str | None:
+    """Why this writer cannot support or oppose this challenge (they may still comment)."""
+    if character is None:
+        return "Only a character in this game can take a position."
+    if character.status != "active":
+        return "An outsider cannot support or oppose challenges."
+    if character.id == entry.character_id:
+        return "The challenger cannot take a position on their own challenge."
+    if target_id is not None and character.id == target_id:
+        return "The target cannot take a position on a challenge against them."
+    return None

@@ -1,0 +1,379 @@
+"""Poll players' external blogs: claim due feeds, fetch, parse, ingest, schedule the next.
+
+Several worker processes can share the polling on PostgreSQL: due blogs are claimed with
+`SELECT ... FOR UPDATE SKIP LOCKED` and a lease, so no feed is fetched twice at once and a
+dead worker's claim expires. No database transaction is held open during network I/O.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from itertools import zip_longest
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from adapters import FeedError, FeedState, Fetcher, FetchResult, FetchStatus, parse_feed
+from adapters.base import ParsedFeed, comment_feed_due, normalize_identifier
+from adapters.schedule import apply_ttl
+from pbp.db import writing
+from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
+from pbp.services.ingest import IngestReport, ingest_parsed
+
+DEFAULT_INTERVAL = timedelta(minutes=15)
+DEADLINE_INTERVAL = timedelta(minutes=5)  # in the last hour before a turn's deadline
+LEASE = timedelta(minutes=10)
+MAX_PAGES = 5  # Blogger paging on a blog's first poll
+MAX_COMMENT_FEEDS = 50  # per blog per poll
+
+
+@dataclass
+class PollOutcome:
+    blog_id: int
+    status: str
+    report: IngestReport = field(default_factory=IngestReport)
+    error: str | None = None
+    fetched_documents: int = 0
+    parsed_documents: int = 0
+
+
+def fetcher_from_config(config) -> Fetcher:
+    return Fetcher(
+        instance_url=config.get("PBP_BASE_URL", ""),
+        allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
+        connect_timeout=float(config.get("PBP_FETCH_CONNECT_TIMEOUT", 5)),
+        read_timeout=float(config.get("PBP_FETCH_READ_TIMEOUT", 15)),
+        interval=DEFAULT_INTERVAL,
+        max_per_host=int(config.get("PBP_POLL_PER_HOST", 2)),
+    )
+
+
+def claim_due(
+    *, engine: Engine, now: datetime, owner: str, limit: int = 500, campaign_id: int | None = None
+) -> list[int]:
+    """Lease up to `limit` due external blogs to `owner`; returns their ids."""
+    due = (
+        select(Blog.id)
+        .where(
+            Blog.kind == "external",
+            sa.or_(Blog.next_poll_at.is_(None), Blog.next_poll_at <= now),
+            sa.or_(Blog.lease_until.is_(None), Blog.lease_until < now),
+        )
+        .order_by(Blog.next_poll_at.is_(None).desc(), Blog.next_poll_at, Blog.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    if campaign_id is not None:
+        due = due.join(Character, Character.id == Blog.character_id).where(
+            Character.campaign_id == campaign_id
+        )
+    with writing(), Session(engine) as session:
+        ids = list(session.exec(due))
+        if ids:
+            session.execute(
+                sa.update(Blog)
+                .where(Blog.id.in_(ids))
+                .values(lease_owner=owner, lease_until=now + LEASE)
+            )
+        session.commit()
+    return ids
+
+
+def _interval(session: Session, campaign_id: int, now: datetime) -> timedelta:
+    """Poll more often in the last hour before the open turn's deadline."""
+    deadline = session.exec(
+        select(Turn.deadline).where(Turn.campaign_id == campaign_id, Turn.status == "open")
+    ).first()
+    if deadline and now <= deadline <= now + timedelta(hours=1):
+        return DEADLINE_INTERVAL
+    return DEFAULT_INTERVAL
+
+
+def _fetch_extra(fetcher: Fetcher, url: str, now: datetime) -> FetchResult:
+    """Comment feeds and further pages: plain GETs, no stored validators."""
+    return fetcher.fetch(FeedState(url=url), now)
+
+
+def entry_key(url: str | None, source_id: str | None) -> str:
+    """How an entry is matched between a parsed feed and the database."""
+    return normalize_identifier(url) or "guid:" + (normalize_identifier(source_id) or "")
+
+
+def _stored_key(entry: Entry) -> str:
+    return normalize_identifier(entry.url) or entry.source_id
+
+
+def _comment_feeds(
+    parsed: ParsedFeed, known_counts: dict[str, int | None]
+) -> list[tuple[str | None, str, int | None]]:
+    """(entry url, comment feed url, count) for the comment feeds worth fetching."""
+    wanted = []
+    for source in parsed.comment_sources:
+        key = entry_key(source.entry_url, source.entry_source_id)
+        if comment_feed_due(source, known_counts.get(key)):
+            wanted.append((key, source.feed_url, source.count))
+    if (
+        not wanted
+        and parsed.site_comments_url
+        and any(
+            known_counts.get(entry_key(s.entry_url, s.entry_source_id)) != s.count
+            for s in parsed.comment_sources
+        )
+    ):
+        wanted.append((None, parsed.site_comments_url, None))
+    return wanted[:MAX_COMMENT_FEEDS]
+
+
+def _parse(result: FetchResult, kind: str | None) -> ParsedFeed:
+    return parse_feed(result.body, result.headers, kind)
+
+
+def poll_blog(
+    *, engine: Engine, blog_id: int, fetcher: Fetcher, now: datetime | None = None
+) -> PollOutcome:
+    """Fetch one blog and store everything it teaches in one transaction."""
+    now = now or utcnow()
+    with Session(engine, expire_on_commit=False) as session:
+        blog = session.get(Blog, blog_id)
+        campaign_id = session.exec(
+            select(Character.campaign_id).where(Character.id == blog.character_id)
+        ).one()
+        interval = _interval(session, campaign_id, now)
+        state = FeedState(
+            url=blog.feed_url,
+            etag=blog.etag,
+            last_modified=blog.last_modified,
+            content_hash=blog.content_hash,
+            last_unconditional_at=blog.last_unconditional_at,
+            failure_count=blog.failure_count,
+        )
+        counts = {
+            _stored_key(e): e.comment_count
+            for e in session.exec(select(Entry).where(Entry.blog_id == blog_id))
+        }
+        first_poll = blog.last_success_at is None
+        kind = blog.adapter_kind
+    result = fetcher.fetch(state, now, interval=interval)
+    outcome = PollOutcome(blog_id, result.status.value, fetched_documents=1)
+    documents: list[ParsedFeed] = []
+    comment_counts: dict[str, int | None] = {}
+    if result.status is FetchStatus.OK:
+        try:
+            documents, comment_counts = _read_documents(
+                fetcher, result, kind, counts, first_poll, now, outcome
+            )
+        except FeedError as exc:
+            outcome.status, outcome.error = "not_a_feed", exc.message
+    elif result.failed:
+        outcome.error = result.reason
+    _store(engine, blog_id, campaign_id, result, documents, comment_counts, now, outcome)
+    return outcome
+
+
+def _read_documents(fetcher, result, kind, counts, first_poll, now, outcome):
+    main = _parse(result, kind)
+    outcome.parsed_documents += 1
+    documents = [main]
+    page = main
+    while first_poll and page.next_page_url and len(documents) < MAX_PAGES:
+        extra = _fetch_extra(fetcher, page.next_page_url, now)
+        outcome.fetched_documents += 1
+        if extra.status is not FetchStatus.OK:
+            break
+        page = _parse(extra, kind)
+        outcome.parsed_documents += 1
+        documents.append(page)
+    comment_counts: dict[str, int | None] = {}
+    for doc in list(documents):
+        for entry_key, url, count in _comment_feeds(doc, counts):
+            fetched = _fetch_extra(fetcher, url, now)
+            outcome.fetched_documents += 1
+            if fetched.status is not FetchStatus.OK:
+                continue
+            try:
+                documents.append(_parse(fetched, kind))
+            except FeedError:
+                continue
+            outcome.parsed_documents += 1
+            if entry_key:
+                comment_counts[entry_key] = count
+    return documents, comment_counts
+
+
+def _store(engine, blog_id, campaign_id, result, documents, comment_counts, now, outcome):
+    with writing(), Session(engine, expire_on_commit=False) as session:
+        blog = session.get(Blog, blog_id)
+        _record_poll(session, blog, result, now, outcome, campaign_id)
+        for doc in documents:
+            report = ingest_parsed(
+                session=session, blog=blog, parsed=doc, now=now, campaign_id=campaign_id
+            )
+            outcome.report.add(report)
+            if doc.ttl_minutes:
+                blog.next_poll_at = apply_ttl(blog.next_poll_at, now, doc.ttl_minutes)
+        if comment_counts:
+            for entry in session.exec(select(Entry).where(Entry.blog_id == blog_id)):
+                key = _stored_key(entry)
+                if key in comment_counts:
+                    entry.comment_count = comment_counts[key]
+                    session.add(entry)
+        blog.lease_owner, blog.lease_until = None, None
+        session.add(blog)
+        session.commit()
+
+
+def _record_poll(session, blog: Blog, result: FetchResult, now, outcome, campaign_id) -> None:
+    """The poll record: validators, schedule, health; the only write for a 304."""
+    blog.last_polled_at = now
+    blog.next_poll_at = result.next_poll_at
+    blog.failure_count = result.failure_count
+    if result.moved_to and result.moved_to != blog.feed_url:
+        _audit(session, campaign_id, "feed_moved", blog, old=blog.feed_url, new=result.moved_to)
+        blog.feed_url = result.moved_to
+    if outcome.error:
+        first_alert = result.alert and blog.last_error is None
+        blog.last_error = outcome.error[:2000]
+        blog.gone = result.status is FetchStatus.GONE
+        if outcome.status == "not_a_feed":
+            blog.failure_count += 1
+        if first_alert or result.status is FetchStatus.GONE:
+            _audit(session, campaign_id, "feed_alert", blog, reason=outcome.error)
+        return
+    blog.etag, blog.last_modified = result.etag, result.last_modified
+    blog.content_hash = result.content_hash
+    blog.last_unconditional_at = result.last_unconditional_at
+    blog.last_success_at, blog.last_error, blog.gone = now, None, False
+
+
+def _audit(session, campaign_id: int, action: str, blog: Blog, **detail) -> None:
+    session.add(
+        AuditLog(campaign_id=campaign_id, action=action, detail={"blog_id": blog.id, **detail})
+    )
+
+
+def _interleave_by_host(engine: Engine, blog_ids: list[int]) -> list[tuple[int, str]]:
+    """Order work round-robin across hosts so the per-host limit never idles the pool."""
+    with Session(engine) as session:
+        rows = session.exec(select(Blog.id, Blog.feed_url).where(Blog.id.in_(blog_ids))).all()
+    by_host: dict[str, list[int]] = defaultdict(list)
+    for blog_id, url in rows:
+        by_host[urlsplit(url or "").hostname or ""].append(blog_id)
+    ordered = []
+    for group in zip_longest(*by_host.values()):
+        ordered.extend(
+            (bid, host) for bid, host in zip(group, by_host, strict=False) if bid is not None
+        )
+    return ordered
+
+
+def poll_due(
+    *,
+    engine: Engine,
+    fetcher: Fetcher,
+    owner: str,
+    threads: int = 16,
+    campaign_id: int | None = None,
+    now: Callable[[], datetime] = utcnow,
+    on_done: Callable[[PollOutcome], None] | None = None,
+) -> list[PollOutcome]:
+    """One pass over every due blog with a bounded pool. The fetcher enforces the
+    per-host limit; the work is interleaved by host so that limit never idles the pool."""
+    blog_ids = claim_due(engine=engine, now=now(), owner=owner, campaign_id=campaign_id)
+    if not blog_ids:
+        return []
+
+    def work(item: tuple[int, str]) -> PollOutcome:
+        blog_id, _host = item
+        try:
+            outcome = poll_blog(engine=engine, blog_id=blog_id, fetcher=fetcher, now=now())
+        except Exception as exc:  # one broken feed must not stop the pass
+            outcome = PollOutcome(blog_id, "error", error=f"{type(exc).__name__}: {exc}")
+            _release_after_error(engine, blog_id, outcome.error, now())
+        if on_done:
+            on_done(outcome)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="poll") as pool:
+        return list(pool.map(work, _interleave_by_host(engine, blog_ids)))
+
+
+def _release_after_error(engine: Engine, blog_id: int, error: str, now: datetime) -> None:
+    """A bug while storing a feed: keep the error visible and retry later, not every minute."""
+    with writing(), Session(engine) as session:
+        session.execute(
+            sa.update(Blog)
+            .where(Blog.id == blog_id)
+            .values(
+                lease_owner=None,
+                lease_until=None,
+                last_error=error[:2000],
+                failure_count=Blog.failure_count + 1,
+                next_poll_at=now + DEFAULT_INTERVAL,
+            )
+        )
+        session.commit()
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def app_fetcher(app) -> Fetcher:
+    """One fetcher per process (its sessions keep connections alive between passes)."""
+    fetcher = app.extensions.get("pbp_fetcher")
+    if fetcher is None:
+        fetcher = app.extensions["pbp_fetcher"] = fetcher_from_config(app.config)
+    return fetcher
+
+
+def poll_once(app, *, slug=None, progress=None) -> list[PollOutcome]:
+    """One pass for the scheduler or `pbp poll --once`."""
+    from pbp.db import database
+    from pbp.services.campaigns import get_campaign
+
+    engine = database(app).engine
+    campaign_id = None
+    if slug:
+        with Session(engine) as session:
+            campaign_id = get_campaign(session=session, slug=slug).id
+    done = []
+
+    def report(outcome: PollOutcome) -> None:
+        done.append(outcome)
+        if progress:
+            progress(f"[{len(done)}] blog {outcome.blog_id}: {outcome.status}")
+
+    return poll_due(
+        engine=engine,
+        fetcher=app_fetcher(app),
+        owner=_owner(),
+        threads=app.config.get("PBP_POLL_THREADS", 16),
+        campaign_id=campaign_id,
+        on_done=report,
+    )
+
+
+def summary_table(outcomes: list[PollOutcome]) -> list[str]:
+    """Fetched, not modified, changed, new entries, new notes, errors with reasons."""
+    count = defaultdict(int)
+    for o in outcomes:
+        count[o.status] += 1
+    lines = [
+        f"{'feeds polled':<16}{len(outcomes):>6}",
+        f"{'fetched':<16}{count['ok']:>6}",
+        f"{'not modified':<16}{count['not_modified'] + count['unchanged_bytes']:>6}",
+        f"{'changed entries':<16}{sum(o.report.changed_entries for o in outcomes):>6}",
+        f"{'new entries':<16}{sum(o.report.new_entries for o in outcomes):>6}",
+        f"{'new notes':<16}{sum(o.report.new_notes for o in outcomes):>6}",
+        f"{'errors':<16}{sum(1 for o in outcomes if o.error):>6}",
+    ]
+    lines += [f"  blog {o.blog_id}: {o.status}: {o.error}" for o in outcomes if o.error]
+    return lines

@@ -1,0 +1,124 @@
+"""Who may do what: the helpers every blueprint uses.
+
+    @bp.get("/c/<slug>/referee")
+    @login_required
+    def dashboard(slug):
+        campaign = campaigns.get_campaign(session=get_session(), slug=slug)
+        require_referee(campaign)          # Forbidden (403 page) unless referee here
+
+Roles are per campaign (`Membership`): one person can referee one game and play in
+another. `current_account()` is the logged-in `User` row, or None.
+"""
+
+from __future__ import annotations
+
+import functools
+from urllib.parse import urlsplit
+
+from flask import g, redirect, request, url_for
+from flask_login import UserMixin, current_user
+
+from pbp.db import get_session
+from pbp.errors import Forbidden
+from pbp.models import Campaign, Membership, User
+from pbp.services import accounts, campaigns
+
+
+class LoginUser(UserMixin):
+    """What Flask-Login keeps as `current_user`: the `User` row plus Flask-Login's flags.
+
+    The row is `.user`; `id`, `email` and `display_name` are repeated for templates.
+    `get_id` includes a fingerprint of the password hash, so a password change ends
+    every other session (see `accounts.session_id`).
+    """
+
+    def __init__(self, user: User):
+        self.user = user
+
+    @property
+    def id(self) -> int | None:
+        return self.user.id
+
+    @property
+    def email(self) -> str:
+        return self.user.email
+
+    @property
+    def display_name(self) -> str:
+        return self.user.display_name
+
+    def get_id(self) -> str:
+        return accounts.session_id(self.user)
+
+
+def current_account() -> User | None:
+    """The logged-in user's row, or None for a visitor."""
+    if current_user.is_authenticated:
+        return current_user.user
+    return None
+
+
+def current_membership(campaign: Campaign) -> Membership | None:
+    """The logged-in user's membership in `campaign` (cached for the request)."""
+    user = current_account()
+    if user is None:
+        return None
+    cache = g.setdefault("pbp_memberships", {})
+    if campaign.id not in cache:
+        cache[campaign.id] = campaigns.membership(
+            session=get_session(), campaign=campaign, user=user
+        )
+    return cache[campaign.id]
+
+
+def require_member(campaign: Campaign) -> Membership:
+    """The membership of the logged-in user in `campaign`, whatever the role."""
+    member = current_membership(campaign)
+    if member is None:
+        raise Forbidden(_refusal(campaign, "a member"))
+    return member
+
+
+def require_referee(campaign: Campaign) -> Membership:
+    member = current_membership(campaign)
+    if member is None or member.role != "referee":
+        raise Forbidden(_refusal(campaign, "the referee"))
+    return member
+
+
+def require_player(campaign: Campaign) -> Membership:
+    member = current_membership(campaign)
+    if member is None or member.role != "player":
+        raise Forbidden(_refusal(campaign, "a player"))
+    return member
+
+
+def _refusal(campaign: Campaign, who: str) -> str:
+    if current_account() is None:
+        return f"only {who} of {campaign.name} can do this: log in first"
+    return f"only {who} of {campaign.name} can do this, and you are not"
+
+
+def login_required(view):
+    """Send a visitor to the login page, coming back here afterwards (`next=`)."""
+
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        if current_account() is None:
+            back = request.full_path.rstrip("?") if request.method == "GET" else None
+            return redirect(url_for("auth.login", next=back))
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def safe_next(target: str | None, default: str = "/") -> str:
+    """`target` if it is a path on this site, else `default` (no open redirects)."""
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return default
+    if "\\" in target or any(ord(ch) < 32 for ch in target):
+        return default
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return default
+    return target

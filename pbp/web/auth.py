@@ -1,0 +1,321 @@
+"""Logging in and out, invitations and password resets (blueprint `auth`).
+
+`init_app(app)` also sets up what every page relies on: Flask-Login (the session's
+user), Flask-WTF's CSRF protection on every POST, flask-limiter on the login and reset
+POSTs (in memory unless RATELIMIT_STORAGE_URI says otherwise), and the session cookie
+flags: HttpOnly, SameSite=Lax, and Secure when PBP_BASE_URL is https.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter.util import get_remote_address
+from flask_login import LoginManager, login_user, logout_user
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from wtforms import SelectChoice
+
+from pbp.db import get_session
+from pbp.errors import UserError
+from pbp.services import accounts, campaigns
+from pbp.web import forms
+from pbp.web.access import (
+    LoginUser,
+    current_account,
+    login_required,
+    require_referee,
+    safe_next,
+)
+
+bp = Blueprint("auth", __name__)
+csrf = CSRFProtect()  # other blueprints may `csrf.exempt(view)` a token-authenticated API
+login_manager = LoginManager()
+login_manager.login_view = "auth.login"
+login_manager.login_message = "Log in to see that page."
+login_manager.login_message_category = "info"
+
+LOGIN_LIMIT = "10 per minute; 100 per hour"
+RESET_LIMIT = "5 per minute; 30 per hour"
+TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+def init_app(app: Flask) -> None:
+    app.config.update(cookie_settings(app.config.get("PBP_BASE_URL", "")))
+    # A play-by-post entry can take an evening to write: the CSRF token lives as long as
+    # the session instead of Flask-WTF's default hour, so a slow post is not refused.
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
+    csrf.init_app(app)
+    login_manager.init_app(app)
+    app.register_blueprint(bp)
+    _limit_views(app)
+    app.register_error_handler(CSRFError, _csrf_error)
+    app.register_error_handler(RateLimitExceeded, _rate_limited)
+
+
+def cookie_settings(base_url: str) -> dict:
+    secure = base_url.lower().startswith("https://")
+    return {
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": secure,
+        "REMEMBER_COOKIE_HTTPONLY": True,
+        "REMEMBER_COOKIE_SAMESITE": "Lax",
+        "REMEMBER_COOKIE_SECURE": secure,
+    }
+
+
+def _limit_views(app: Flask) -> None:
+    """One limiter per app, so test apps never share counters or settings.
+
+    Only POSTs count, and a login that succeeds (a redirect) is not deducted.
+    """
+    limiter = Limiter(
+        get_remote_address,
+        app=app,
+        storage_uri=app.config.get("RATELIMIT_STORAGE_URI") or "memory://",
+        # A moving window: no double burst across a window's edge (fixed windows allow it).
+        strategy="moving-window",
+    )
+    reset_limit = app.config.get("PBP_RESET_LIMIT", RESET_LIMIT)
+    limits = {
+        "auth.login": limiter.limit(
+            app.config.get("PBP_LOGIN_LIMIT", LOGIN_LIMIT),
+            methods=["POST"],
+            deduct_when=lambda response: response.status_code != 302,
+        ),
+        "auth.reset_request": limiter.limit(reset_limit, methods=["POST"]),
+        "auth.reset": limiter.limit(reset_limit, methods=["POST"]),
+    }
+    for endpoint, limit in limits.items():
+        app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+
+
+@login_manager.user_loader
+def _load_user(value: str) -> LoginUser | None:
+    user = accounts.user_for_session_id(session=get_session(), value=value)
+    return LoginUser(user) if user else None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _token_page(body: str, status: int = 200):
+    return body, status, TOKEN_PAGE_HEADERS
+
+
+# --- login and logout ----------------------------------------------------------------
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    form = forms.LoginForm()
+    if request.method == "GET":
+        form.next.data = request.args.get("next", "")
+    status = 200
+    if form.validate_on_submit():
+        db = get_session()
+        try:
+            user = accounts.authenticate(
+                session=db, email=form.email.data, password=form.password.data, now=_now()
+            )
+        except accounts.LoginFailed as exc:
+            db.commit()  # keep the "login.failed" audit row
+            form.form_errors.append(str(exc))
+            status = 400
+        else:
+            db.commit()
+            session.clear()  # a fresh session for the new identity
+            login_user(LoginUser(user))
+            return redirect(safe_next(form.next.data, url_for("public.index")))
+    elif request.method == "POST":
+        status = 400
+    return render_template(
+        "auth/login.html", form=form, logout_form=forms.LogoutForm(), account=current_account()
+    ), status
+
+
+@bp.post("/logout")
+def logout():
+    form = forms.LogoutForm()
+    if not form.validate_on_submit():
+        abort(400)
+    user = current_account()
+    if user is not None:
+        db = get_session()
+        accounts.record_logout(session=db, user=user, now=_now())
+        db.commit()
+    logout_user()
+    session.clear()
+    flash("You are logged out.", "info")
+    return redirect(url_for("public.index"))
+
+
+# --- invites -------------------------------------------------------------------------
+
+
+@bp.route("/c/<slug>/invites", methods=["GET", "POST"])
+@login_required
+def create_invite(slug: str):
+    """The referee makes a single-use link to hand (or email) to a player."""
+    db = get_session()
+    campaign = campaigns.get_campaign(session=db, slug=slug)
+    require_referee(campaign)
+    unclaimed = {c.id: c for c in accounts.unclaimed_characters(session=db, campaign=campaign)}
+    form = forms.InviteCreateForm()
+    form.character.choices += [SelectChoice(c.id, c.name) for c in unclaimed.values()]
+    status = 200
+    if form.validate_on_submit():
+        character = unclaimed.get(form.character.data)
+        try:
+            issued = accounts.create_invite(
+                session=db,
+                campaign=campaign,
+                created_by=current_account(),
+                secret_key=current_app.secret_key,
+                base_url=current_app.config["PBP_BASE_URL"],
+                now=_now(),
+                character=character,
+                email=form.email.data or None,
+                role=form.role.data,
+                ttl=timedelta(days=form.days.data),
+                mail_from=current_app.config.get("MAIL_FROM"),
+            )
+        except UserError as exc:
+            db.rollback()
+            form.form_errors.append(str(exc))
+            status = exc.status
+        else:
+            db.commit()
+            page = render_template(
+                "auth/invite_created.html", campaign=campaign, issued=issued, character=character
+            )
+            return _token_page(page)
+    elif request.method == "POST":
+        status = 400
+    return render_template("auth/invite_new.html", campaign=campaign, form=form), status
+
+
+@bp.route("/invite/<token>", methods=["GET", "POST"])
+def invite(token: str):
+    """Accept an invite: as the logged-in account, or by creating one."""
+    db = get_session()
+    details = accounts.check_invite(
+        session=db, token=token, secret_key=current_app.secret_key, now=_now()
+    )
+    user = current_account()
+    form = forms.JoinForm() if user else forms.AcceptInviteForm()
+    if request.method == "GET" and user is None and details.invite.email:
+        form.email.data = details.invite.email
+    status = 200
+    if form.validate_on_submit():
+        fields = {"user": user}
+        if user is None:
+            fields = {
+                "email": form.email.data,
+                "display_name": form.display_name.data,
+                "password": form.password.data,
+            }
+        try:
+            joined = accounts.accept_invite(
+                session=db, token=token, secret_key=current_app.secret_key, now=_now(), **fields
+            )
+        except UserError as exc:
+            db.rollback()
+            form.form_errors.append(str(exc))
+            status = exc.status
+        else:
+            db.commit()
+            if user is None:
+                session.clear()
+                login_user(LoginUser(joined))
+            flash(f"Welcome to {details.campaign.name}.", "info")
+            return redirect(url_for("public.campaign", slug=details.campaign.slug))
+    elif request.method == "POST":
+        status = 400
+    page = render_template("auth/invite.html", details=details, form=form, account=user)
+    return _token_page(page, status)
+
+
+# --- password reset ------------------------------------------------------------------
+
+
+@bp.route("/reset", methods=["GET", "POST"])
+def reset_request():
+    form = forms.ResetRequestForm()
+    if form.validate_on_submit():
+        db = get_session()
+        accounts.request_password_reset(
+            session=db,
+            email=form.email.data,
+            secret_key=current_app.secret_key,
+            base_url=current_app.config["PBP_BASE_URL"],
+            now=_now(),
+            mail_from=current_app.config.get("MAIL_FROM"),
+        )
+        db.commit()
+        return render_template("auth/reset_sent.html", email=form.email.data.strip())
+    status = 400 if request.method == "POST" else 200
+    return render_template("auth/reset_request.html", form=form), status
+
+
+@bp.route("/reset/<token>", methods=["GET", "POST"])
+def reset(token: str):
+    db = get_session()
+    user = accounts.check_reset_token(
+        session=db, token=token, secret_key=current_app.secret_key, now=_now()
+    )
+    form = forms.ResetPasswordForm()
+    status = 200
+    if form.validate_on_submit():
+        try:
+            user = accounts.reset_password(
+                session=db,
+                token=token,
+                secret_key=current_app.secret_key,
+                password=form.password.data,
+                now=_now(),
+            )
+        except UserError as exc:
+            db.rollback()
+            form.form_errors.append(str(exc))
+            status = exc.status
+        else:
+            db.commit()
+            session.clear()
+            login_user(LoginUser(user))
+            flash("Your password is changed, and you are logged in.", "info")
+            return redirect(url_for("public.index"))
+    elif request.method == "POST":
+        status = 400
+    page = render_template("auth/reset.html", form=form, user=user)
+    return _token_page(page, status)
+
+
+# --- error pages ---------------------------------------------------------------------
+
+
+def _csrf_error(exc: CSRFError):
+    message = (
+        f"this form could not be accepted ({exc.description.rstrip('.').lower()}): "
+        "go back, reload the page and send it again"
+    )
+    return render_template("error.html", message=message, status=400), 400
+
+
+def _rate_limited(exc: RateLimitExceeded):
+    message = "too many attempts from your address: wait a minute, then try again"
+    return render_template("error.html", message=message, status=429), 429

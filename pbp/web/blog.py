@@ -1,0 +1,279 @@
+"""Players' pages: character pages, entries with their notes, and the built-in blog's
+forms (write, edit, withdraw a challenge, leave a note)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from sqlmodel import select
+
+from pbp.db import get_session
+from pbp.errors import Forbidden, NotFound, UserError
+from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
+from pbp.rules import noteworthy as nw
+from pbp.services import blog, campaigns, feeds, play
+from pbp.services import tally as tally_service
+from pbp.web.access import current_account, login_required, require_player
+
+bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
+WITHDRAWN_MOOD = "Withdrawn"
+
+
+def now():
+    return current_app.config.get("PBP_CLOCK", utcnow)()
+
+
+def _my_character(session, campaign):
+    require_player(campaign)
+    character = play.character_of(session=session, campaign=campaign, user=current_account())
+    if character is None:
+        raise Forbidden("you have no character in this campaign yet")
+    return character
+
+
+def _entry(session, campaign, character_slug: str, entry_id: int):
+    author = feeds.character_by_slug(session=session, campaign=campaign, slug=character_slug)
+    entry = session.get(Entry, entry_id)
+    if entry is None or entry.character_id != author.id:
+        raise NotFound("there is no such entry")
+    return author, entry
+
+
+def _mood_suggestions(campaign) -> list[str]:
+    return ["Challenging", *(campaign.settings or {}).get("custom_moods", {})]
+
+
+def _with_target(body: str, mood: str, target_name: str | None) -> str:
+    """The picker's choice becomes an explicit "Target:" line, which the rules read first
+    (the same as a player typing it on their own blog)."""
+    if nw.is_challenging(mood) and target_name:
+        return f"Target: {target_name}\n\n{body}"
+    return body
+
+
+@bp.route("/write", methods=["GET", "POST"])
+@login_required
+def write(slug: str):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    character = _my_character(session, campaign)
+    turn = play.open_turn(session=session, campaign=campaign)
+    option = play.challenge_option(
+        session=session, campaign=campaign, character=character, turn=turn
+    )
+    form = {"title": "", "mood": "", "body": "", "target": ""}
+    if request.method == "POST":
+        form = {k: request.form.get(k, "").strip() for k in form}
+        target = _chosen_target(option, form)
+        entry = blog.post_entry(
+            session=session,
+            character=character,
+            title=form["title"],
+            body_markdown=_with_target(form["body"], form["mood"], target),
+            mood=form["mood"],
+            now=now(),
+        )
+        session.commit()
+        flash("Entry posted.", "ok")
+        return redirect(
+            url_for("blog.entry", slug=slug, character=character.slug, entry_id=entry.id)
+        )
+    return render_template(
+        "blog/write.html",
+        campaign=campaign,
+        character=character,
+        option=option,
+        form=form,
+        moods=_mood_suggestions(campaign),
+        turn=turn,
+    )
+
+
+def _chosen_target(option: play.ChallengeOption, form: dict) -> str | None:
+    if not nw.is_challenging(form["mood"]):
+        return None
+    if not option.allowed:
+        raise UserError(option.reason)
+    chosen = [t for t in option.targets if str(t.id) == form["target"]]
+    if len(chosen) != 1:
+        raise UserError("A challenge names exactly one target: choose one character.")
+    return chosen[0].name
+
+
+@bp.route("/<character>/<int:entry_id>/edit", methods=["GET", "POST"])
+@login_required
+def edit(slug: str, character: str, entry_id: int):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    mine = _my_character(session, campaign)
+    author, entry = _entry(session, campaign, character, entry_id)
+    if author.id != mine.id:
+        raise Forbidden("only the entry's author can edit it")
+    if request.method == "POST":
+        new_mood = request.form.get("mood", "")
+        if nw.is_challenging(new_mood) and entry.mood != nw.CHALLENGING:
+            # Editing to Challenging makes a challenge at the edit's time: same checks.
+            turn = play.open_turn(session=session, campaign=campaign)
+            option = play.challenge_option(
+                session=session, campaign=campaign, character=mine, turn=turn
+            )
+            if not option.allowed:
+                raise UserError(option.reason)
+        outcome = blog.edit_entry(
+            session=session,
+            entry=entry,
+            editor=mine,
+            title=request.form.get("title", ""),
+            body_markdown=request.form.get("body", ""),
+            mood=request.form.get("mood", ""),
+            now=now(),
+        )
+        session.commit()
+        flash(
+            "Entry updated (the earlier version is kept)."
+            if outcome == "changed"
+            else "Nothing changed.",
+            "ok",
+        )
+        return redirect(url_for("blog.entry", slug=slug, character=character, entry_id=entry_id))
+    return render_template(
+        "blog/edit.html",
+        campaign=campaign,
+        entry=entry,
+        author=author,
+        moods=_mood_suggestions(campaign),
+    )
+
+
+@bp.post("/<character>/<int:entry_id>/withdraw")
+@login_required
+def withdraw(slug: str, character: str, entry_id: int):
+    """Noteworthy: "You may withdraw your challenge before the end of a turn, but that
+    still counts as your challenge for that turn." Recorded as a mood revision."""
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    mine = _my_character(session, campaign)
+    author, entry = _entry(session, campaign, character, entry_id)
+    if author.id != mine.id:
+        raise Forbidden("only the challenger can withdraw a challenge")
+    if entry.mood != nw.CHALLENGING:
+        raise UserError("this entry is not a challenge")
+    body = session.exec(
+        select(EntryRevision)
+        .where(EntryRevision.entry_id == entry.id)
+        .order_by(EntryRevision.id.desc())
+    ).first()
+    blog.edit_entry(
+        session=session,
+        entry=entry,
+        editor=mine,
+        title=entry.title,
+        body_markdown=_markdown_source(body),
+        mood=WITHDRAWN_MOOD,
+        now=now(),
+    )
+    session.commit()
+    flash("Challenge withdrawn: it has no effect, and it is still your challenge this turn.", "ok")
+    return redirect(url_for("blog.entry", slug=slug, character=character, entry_id=entry_id))
+
+
+def _markdown_source(revision) -> str:
+    # Built-in entries keep rendered HTML; Markdown passes inline HTML through and the
+    # sanitizer keeps it identical, so the body survives an edit that only changes mood.
+    return revision.body_html if revision else ""
+
+
+@bp.post("/<character>/<int:entry_id>/notes")
+@login_required
+def add_note(slug: str, character: str, entry_id: int):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    mine = _my_character(session, campaign)
+    _, entry = _entry(session, campaign, character, entry_id)
+    turn = play.open_turn(session=session, campaign=campaign)
+    refusal = play.note_refusal(entry=entry, turn=turn)
+    if refusal:
+        raise UserError(refusal)
+    stance = request.form.get("stance") or "none"
+    if stance not in ("support", "oppose", "none"):
+        raise UserError("a position is Support, Oppose or No position")
+    challenge = session.exec(select(Challenge).where(Challenge.entry_id == entry.id)).first()
+    if stance != "none":
+        why = play.position_refusal(
+            character=mine, entry=entry, target_id=challenge.target_id if challenge else None
+        )
+        if why:
+            raise UserError(why)
+    blog.post_note(
+        session=session,
+        entry=entry,
+        author=mine,
+        body_markdown=request.form.get("body", ""),
+        stance=stance,
+        fate=request.form.get("fate"),
+        now=now(),
+    )
+    session.commit()
+    flash("Note posted.", "ok")
+    return redirect(
+        url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + "#notes"
+    )
+
+
+@bp.get("/<character>/<int:entry_id>")
+def entry(slug: str, character: str, entry_id: int):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    author, row = _entry(session, campaign, character, entry_id)
+    notes = session.exec(
+        select(Note).where(Note.entry_id == row.id).order_by(Note.published_at, Note.id)
+    ).all()
+    names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
+    turn = play.open_turn(session=session, campaign=campaign)
+    mine = play.character_of(session=session, campaign=campaign, user=current_account())
+    result = None
+    if turn is not None and row.turn_id == turn.id and row.mood == nw.CHALLENGING:
+        tally = tally_service.tally(session=session, campaign=campaign, turn=turn)
+        result = tally.challenge_for(row.id)
+    refusal = play.note_refusal(entry=row, turn=turn)
+    position = play.position_refusal(
+        character=mine, entry=row, target_id=result.target_id if result else None
+    )
+    return render_template(
+        "blog/entry.html",
+        campaign=campaign,
+        author=author,
+        entry=row,
+        notes=notes,
+        names=names,
+        mine=mine,
+        challenge=result,
+        note_refusal=refusal,
+        position_refusal=position,
+    )
+
+
+@bp.get("/<character>/")
+def character_page(slug: str, character: str):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    who = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    entries = session.exec(
+        select(Entry)
+        .where(Entry.character_id == who.id)
+        .order_by(Entry.published_at.desc(), Entry.id.desc())
+        .limit(100)
+    ).all()
+    made = session.exec(select(Challenge).where(Challenge.challenger_id == who.id)).all()
+    received = session.exec(select(Challenge).where(Challenge.target_id == who.id)).all()
+    names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
+    blog_row = blog.blog_of(session=session, character=who)
+    return render_template(
+        "blog/character.html",
+        campaign=campaign,
+        character=who,
+        entries=entries,
+        made=made,
+        received=received,
+        names=names,
+        blog=blog_row,
+    )

@@ -1,0 +1,92 @@
+"""Atom feeds out: each blog, each blog's notes, the campaign, the referee's events."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Response, current_app, render_template
+
+from pbp.db import get_session
+from pbp.services import campaigns, feeds
+from pbp.services.feeds import FeedItem
+
+bp = Blueprint("feeds", __name__)
+ATOM = "application/atom+xml; charset=utf-8"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _tag(kind: str, item_id: int | str) -> str:
+    """Stable ids (RFC 4151 tag URIs): they survive a change of page URLs."""
+    host = urlsplit(current_app.config["PBP_BASE_URL"]).hostname or "localhost"
+    return f"tag:{host},2026:pbp/{kind}/{item_id}"
+
+
+def _atom(title: str, self_path: str, alternate_path: str, items: list[FeedItem], feed_id: str):
+    base = current_app.config["PBP_BASE_URL"]
+    body = render_template(
+        "feeds/atom.xml",
+        title=title,
+        feed_id=feed_id,
+        base=base,
+        self_url=base + self_path,
+        alternate_url=base + alternate_path,
+        items=items,
+        tag=_tag,
+        updated=max((i.updated for i in items), default=EPOCH).isoformat(),
+    )
+    return Response(body, mimetype=None, content_type=ATOM)
+
+
+@bp.get("/c/<slug>/feed.atom")
+def campaign_feed(slug: str):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    items = feeds.campaign_items(session=session, campaign=campaign)
+    return _atom(
+        campaign.name, f"/c/{slug}/feed.atom", f"/c/{slug}/", items, _tag("campaign", campaign.id)
+    )
+
+
+@bp.get("/c/<slug>/events.atom")
+def events_feed(slug: str):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    items = feeds.event_items(session=session, campaign=campaign)
+    return _atom(
+        f"{campaign.name}: events",
+        f"/c/{slug}/events.atom",
+        f"/c/{slug}/events",
+        items,
+        _tag("events", campaign.id),
+    )
+
+
+@bp.get("/c/<slug>/<character>/feed.atom")
+def blog_feed(slug: str, character: str):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    who = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    items = feeds.blog_entries(session=session, campaign=campaign, character=who)
+    return _atom(
+        who.name,
+        f"/c/{slug}/{character}/feed.atom",
+        f"/c/{slug}/{character}/",
+        items,
+        _tag("blog", who.id),
+    )
+
+
+@bp.get("/c/<slug>/<character>/comments.atom")
+def notes_feed(slug: str, character: str):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    who = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    items = feeds.blog_notes(session=session, campaign=campaign, character=who)
+    return _atom(
+        f"Notes on {who.name}'s blog",
+        f"/c/{slug}/{character}/comments.atom",
+        f"/c/{slug}/{character}/",
+        items,
+        _tag("notes", who.id),
+    )

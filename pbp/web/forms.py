@@ -1,0 +1,138 @@
+"""WTForms classes for the account pages (login, invites, password reset).
+
+Every form is a `FlaskForm`, so it carries the CSRF token; templates render it with
+`form.hidden_tag()`. Validators here only check shape (present, long enough, same
+twice); the rules themselves live in pbp.services.accounts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask_wtf import FlaskForm
+from wtforms import (
+    HiddenField,
+    IntegerField,
+    PasswordField,
+    SelectChoice,
+    SelectField,
+    StringField,
+    SubmitField,
+)
+from wtforms.validators import (
+    EqualTo,
+    InputRequired,
+    Length,
+    NumberRange,
+    Optional,
+    Regexp,
+    ValidationError,
+)
+
+from pbp.services.accounts import (
+    INVITE_TTL,
+    MAX_INVITE_TTL,
+    MAX_PASSWORD_LENGTH,
+    MIN_PASSWORD_LENGTH,
+)
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+
+def _email_field(label: str = "Email address", required: bool = True) -> StringField:
+    presence = InputRequired() if required else Optional()
+    return StringField(
+        label,
+        validators=[
+            presence,
+            Length(max=320),
+            Regexp(_EMAIL, message="This is not an email address."),
+        ],
+        render_kw={"autocomplete": "email", "type": "email", "spellcheck": "false"},
+    )
+
+
+def _new_password_fields(label: str = "New password") -> tuple[PasswordField, PasswordField]:
+    password = PasswordField(
+        label,
+        validators=[InputRequired(), Length(min=MIN_PASSWORD_LENGTH, max=MAX_PASSWORD_LENGTH)],
+        description=f"At least {MIN_PASSWORD_LENGTH} characters; a few words make a good one.",
+        render_kw={"autocomplete": "new-password"},
+    )
+    confirm = PasswordField(
+        f"{label} again",
+        validators=[InputRequired(), EqualTo("password", message="The two passwords differ.")],
+        render_kw={"autocomplete": "new-password"},
+    )
+    return password, confirm
+
+
+class LoginForm(FlaskForm):
+    email = _email_field()
+    password = PasswordField(
+        "Password",
+        validators=[InputRequired(), Length(max=MAX_PASSWORD_LENGTH)],
+        render_kw={"autocomplete": "current-password"},
+    )
+    next = HiddenField()
+    submit = SubmitField("Log in")
+
+
+class LogoutForm(FlaskForm):
+    submit = SubmitField("Log out")
+
+
+class JoinForm(FlaskForm):
+    """Accept an invite as the account that is logged in."""
+
+    submit = SubmitField("Join")
+
+
+class AcceptInviteForm(FlaskForm):
+    display_name = StringField(
+        "Your name",
+        validators=[InputRequired(), Length(max=120)],
+        description="Shown to the referee and the other players.",
+        render_kw={"autocomplete": "nickname"},
+    )
+    email = _email_field()
+    password, confirm = _new_password_fields("Choose a password")
+    submit = SubmitField("Create my account and join")
+
+
+class ResetRequestForm(FlaskForm):
+    email = _email_field()
+    submit = SubmitField("Email me a reset link")
+
+
+class ResetPasswordForm(FlaskForm):
+    password, confirm = _new_password_fields()
+    submit = SubmitField("Set the new password")
+
+
+class InviteCreateForm(FlaskForm):
+    """The referee's invite form; the view fills `character.choices`."""
+
+    NO_CHARACTER = 0
+
+    email = _email_field("Player's email (optional)", required=False)
+    role = SelectField(
+        "Role", choices=[SelectChoice("player", "Player"), SelectChoice("referee", "Co-referee")]
+    )
+    character = SelectField(
+        "Character",
+        coerce=int,
+        default=NO_CHARACTER,
+        choices=[SelectChoice(NO_CHARACTER, "— none: the player creates one —")],
+        description="A character you made already, waiting for its player.",
+    )
+    days = IntegerField(
+        "Valid for (days)",
+        default=INVITE_TTL.days,
+        validators=[InputRequired(), NumberRange(min=1, max=MAX_INVITE_TTL.days)],
+    )
+    submit = SubmitField("Create the invite link")
+
+    def validate_character(self, field) -> None:
+        if field.data != self.NO_CHARACTER and self.role.data != "player":
+            raise ValidationError("Only a player invite can come with a character.")

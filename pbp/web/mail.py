@@ -1,0 +1,55 @@
+"""One-click unsubscribe (blueprint `mail`): a confirmation page, and the POST that RFC
+8058 mail clients send to the List-Unsubscribe URL.
+
+The signed token in the URL is the whole authorisation -- the person may not be logged
+in, and an RFC 8058 POST carries no cookies -- so these views are exempt from CSRF: a
+forged POST would need the token, and the worst it does is change one email preference.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, render_template, request
+
+from pbp.db import get_session
+from pbp.services import mail
+
+bp = Blueprint("mail", __name__)
+
+# The token is in the URL: keep it out of Referer headers and caches.
+TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+@bp.get("/mail/unsubscribe/<token>")
+def unsubscribe_confirm(token: str):
+    """A GET changes nothing: link scanners and previews open every link in a mail."""
+    sub = mail.read_unsubscribe(
+        session=get_session(), secret_key=current_app.config["SECRET_KEY"], token=token
+    )
+    page = render_template("mail/pages/unsubscribe.html", sub=sub, token=token, done=False)
+    return page, 200, TOKEN_PAGE_HEADERS
+
+
+@bp.post("/mail/unsubscribe/<token>")
+def unsubscribe(token: str):
+    """The form's button, or a client's one-click `List-Unsubscribe=One-Click` POST."""
+    session = get_session()
+    sub = mail.apply_unsubscribe(
+        session=session,
+        secret_key=current_app.config["SECRET_KEY"],
+        token=token,
+        subscribe=request.form.get("action") == "subscribe",
+    )
+    session.commit()
+    page = render_template("mail/pages/unsubscribe.html", sub=sub, token=token, done=True)
+    return page, 200, TOKEN_PAGE_HEADERS
+
+
+def _exempt_from_csrf() -> None:
+    try:
+        from pbp.web.auth import csrf
+    except ImportError:  # no CSRF protection installed, nothing to exempt from
+        return
+    csrf.exempt(unsubscribe)
+
+
+_exempt_from_csrf()

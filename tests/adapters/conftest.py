@@ -1,0 +1,65 @@
+"""Fixtures for adapter tests: a real loopback feed server, fixture files, fetchers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from adapters.fetch import Fetcher
+from tests.feedserver import FeedServer
+
+FIXTURES = Path(__file__).parent / "fixtures"
+NOW = datetime(2024, 4, 3, 12, 0, tzinfo=UTC)
+
+
+def fixture_bytes(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture
+def make_feed_server() -> Iterator[Callable[..., FeedServer]]:
+    """Start servers on chosen loopback addresses (e.g. "127.0.0.2"); all stopped after."""
+    servers: list[FeedServer] = []
+
+    def make(host: str = "127.0.0.1") -> FeedServer:
+        server = FeedServer(host).start()
+        servers.append(server)
+        return server
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def feed_server(make_feed_server: Callable[..., FeedServer]) -> FeedServer:
+    """A running loopback server on 127.0.0.1, empty until a test adds routes."""
+    return make_feed_server()
+
+
+@pytest.fixture
+def fetcher() -> Iterator[Fetcher]:
+    """A fetcher for the loopback server: private addresses allowed, short timeouts."""
+    with Fetcher(
+        instance_url="https://pbp.test",
+        allow_private=True,
+        connect_timeout=1.0,
+        read_timeout=0.5,
+        total_timeout=5.0,
+    ) as f:
+        yield f
+
+
+@pytest.fixture
+def strict_fetcher() -> Iterator[Fetcher]:
+    """A fetcher with production SSRF rules (no private addresses)."""
+    with Fetcher(instance_url="https://pbp.test", connect_timeout=1.0, read_timeout=0.5) as f:
+        yield f

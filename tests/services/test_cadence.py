@@ -1,0 +1,110 @@
+"""Scheduled turns: deadlines from the cadence, and the scheduler's advance."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlmodel import select
+
+from pbp.errors import UserError
+from pbp.models import AuditLog, Turn
+from pbp.services import blog, cadence, turns
+from tests.factories import make_campaign, make_characters
+
+T0 = datetime(2026, 3, 10, 18, 0, tzinfo=UTC)
+
+
+def test_hours_cadence_deadline():
+    assert cadence.deadline_after(T0, {"kind": "hours", "hours": 36}, "UTC") == T0 + timedelta(
+        hours=36
+    )
+
+
+def test_daily_cadence_uses_the_campaign_time_zone():
+    # 18:00 UTC is 19:00 in Paris (winter); "20:00" the same evening is 19:00 UTC.
+    deadline = cadence.deadline_after(T0, {"kind": "daily", "at": "20:00"}, "Europe/Paris")
+    assert deadline == datetime(2026, 3, 11, 19, 0, tzinfo=UTC)  # within the hour: next day
+    early = T0 - timedelta(hours=6)
+    assert cadence.deadline_after(early, {"kind": "daily", "at": "20:00"}, "Europe/Paris") == (
+        datetime(2026, 3, 10, 19, 0, tzinfo=UTC)
+    )
+
+
+def test_manual_cadence_has_no_deadline():
+    assert cadence.deadline_after(T0, {"kind": "manual"}, "UTC") is None
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"kind": "weekly"}, {"kind": "daily", "at": "25:99"}, {"kind": "hours", "hours": 0}],
+)
+def test_bad_cadence_is_refused(bad):
+    with pytest.raises(UserError):
+        cadence.validate(bad, "UTC")
+
+
+def test_unknown_time_zone_is_refused():
+    with pytest.raises(UserError, match="time zone"):
+        cadence.validate({"kind": "manual"}, "Mars/Olympus")
+
+
+@pytest.fixture
+def game(db_session):
+    campaign = make_campaign(
+        db_session, settings={"opening_turns": 0, "cadence": {"kind": "hours", "hours": 24}}
+    )
+    chars = make_characters(db_session, campaign)
+    turns.post_event(
+        session=db_session,
+        campaign=campaign,
+        text="One",
+        actor=None,
+        now=T0,
+        deadline=T0 + timedelta(hours=24),
+    )
+    return campaign, chars
+
+
+def test_advance_resolves_and_opens_the_queued_event(db_session, game):
+    campaign, _ = game
+    campaign.settings = {**campaign.settings, "queued_event": {"text": "Two", "tailored": []}}
+    at = T0 + timedelta(hours=24)
+    assert cadence.due_campaigns(session=db_session, now=at) == [campaign.id]
+    result = cadence.advance(session=db_session, campaign=campaign, now=at)
+    assert result.outcome == "advanced"
+    numbers = db_session.exec(
+        select(Turn.number, Turn.status)
+        .where(Turn.campaign_id == campaign.id)
+        .order_by(Turn.number)
+    ).all()
+    assert numbers == [(1, "resolved"), (2, "open")]
+    new = db_session.exec(select(Turn).where(Turn.number == 2)).one()
+    assert new.deadline == at + timedelta(hours=24)
+    assert "queued_event" not in campaign.settings
+
+
+def test_advance_waits_without_a_queued_event_and_says_so_once(db_session, game):
+    campaign, _ = game
+    at = T0 + timedelta(hours=24)
+    first = cadence.advance(session=db_session, campaign=campaign, now=at)
+    second = cadence.advance(session=db_session, campaign=campaign, now=at)
+    assert first.outcome == "resolved, no event queued" and "no event" in first.reason
+    assert second.outcome == first.outcome
+    notes = db_session.exec(select(AuditLog).where(AuditLog.action == "schedule_waiting")).all()
+    assert len(notes) == 1
+
+
+def test_advance_stops_at_flags_for_the_referee(db_session, game):
+    campaign, (ada, *_) = game
+    blog.post_entry(
+        session=db_session,
+        character=ada,
+        title="Bram and Cleo",
+        mood="Challenging",
+        body_markdown="Bram and Cleo both.",
+        now=T0 + timedelta(hours=1),
+    )
+    campaign.settings = {**campaign.settings, "queued_event": {"text": "Two", "tailored": []}}
+    result = cadence.advance(session=db_session, campaign=campaign, now=T0 + timedelta(hours=24))
+    assert result.outcome == "closed, waiting" and "flag" in result.reason
+    turn = db_session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).one()
+    assert turn.status == "closed"

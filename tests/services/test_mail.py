@@ -1,0 +1,447 @@
+"""Queueing, tailoring, rendering, preferences and unsubscribe tokens (no server needed)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlmodel import select
+
+from pbp.errors import NotFound, UserError
+from pbp.models import Challenge, Entry, Event, Invite, Membership, Note, OutboxMessage, Turn
+from pbp.services import mail
+from pbp.services.mail_send import build_email
+from tests.factories import make_campaign, make_characters, make_user
+
+NOW = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
+SETTINGS = mail.MailSettings(
+    base_url="http://pbp.test",
+    secret_key="mail-test-secret-" + "k" * 32,
+    mail_from="pbp <pbp@pbp.test>",
+)
+
+
+def post_event(session, campaign, general="A storm.", tailored=None, number=1) -> Turn:
+    """A turn with its events (tailored: [(character, mode, text)]) and its mails queued."""
+    turn = Turn(campaign_id=campaign.id, number=number, opened_at=NOW)
+    session.add(turn)
+    session.flush()
+    if general is not None:
+        session.add(Event(turn_id=turn.id, mode="all", text=general))
+    for character, mode, text in tailored or ():
+        session.add(Event(turn_id=turn.id, character_id=character.id, mode=mode, text=text))
+    session.flush()
+    mail.queue_event_notifications(session=session, settings=SETTINGS, turn=turn, now=NOW)
+    return turn
+
+
+def outbox(session, campaign=None) -> list[OutboxMessage]:
+    session.expire_all()
+    query = select(OutboxMessage).order_by(OutboxMessage.id)
+    if campaign is not None:
+        query = query.where(OutboxMessage.campaign_id == campaign.id)
+    return list(session.exec(query))
+
+
+def membership_of(session, campaign, user) -> Membership:
+    return session.exec(
+        select(Membership).where(
+            Membership.campaign_id == campaign.id, Membership.user_id == user.id
+        )
+    ).one()
+
+
+def user_of(session, character):
+    from pbp.models import User
+
+    return session.get(User, character.user_id)
+
+
+@pytest.fixture
+def game(db_session):
+    campaign = make_campaign(db_session, name="Salon of Knives")
+    chars = make_characters(db_session, campaign, names=("Ada", "Bram", "Cleo"))
+    return campaign, chars
+
+
+# -- queueing ---------------------------------------------------------------------------------
+
+
+def test_one_message_per_player_character_none_for_the_referee(db_session, game):
+    campaign, chars = game
+    turn = post_event(db_session, campaign, "The lamps go out.")
+    rows = outbox(db_session, campaign)
+    assert sorted(r.recipient for r in rows) == sorted(user_of(db_session, c).email for c in chars)
+    assert all(r.kind == "event" and r.status == "queued" for r in rows)
+    assert all(r.dedupe_key.startswith(mail.event_batch_key(turn)) for r in rows)
+    first = rows[0]
+    assert first.subject.startswith("[Salon of Knives] Turn 1")
+    assert "http://pbp.test/c/salon-of-knives/turns/1" in first.body_text
+    assert 'href="http://pbp.test/c/salon-of-knives/turns/1"' in first.body_html
+
+
+def test_queueing_is_part_of_the_callers_transaction(db_session, game):
+    campaign, _chars = game
+    with pytest.raises(RuntimeError), db_session.begin_nested():
+        post_event(db_session, campaign, "Undone.")
+        raise RuntimeError("the turn change fails after queueing")
+    assert outbox(db_session, campaign) == []
+
+
+def test_a_retried_change_queues_nothing_twice(db_session, game):
+    campaign, _chars = game
+    turn = post_event(db_session, campaign)
+    ids = [r.id for r in outbox(db_session, campaign)]
+    again = mail.queue_event_notifications(
+        session=db_session, settings=SETTINGS, turn=turn, now=NOW
+    )
+    assert sorted(r.id for r in again) == ids
+    assert [r.id for r in outbox(db_session, campaign)] == ids
+
+
+def test_a_concurrent_duplicate_returns_the_row_already_queued(db_session, monkeypatch):
+    """The unique dedupe_key, not the look-up, is what stops a race: simulate the race by
+    hiding the first row from the look-up."""
+    kw = dict(session=db_session, settings=SETTINGS, kind="invite", dedupe_key="race:1")
+    first = mail.queue_message(**kw, recipient="a@x.test", subject="s", text="t", now=NOW)
+    looked_up = []
+
+    def blind_once(session, key):
+        looked_up.append(key)
+        if len(looked_up) == 1:
+            return None
+        return session.exec(select(OutboxMessage).where(OutboxMessage.dedupe_key == key)).first()
+
+    monkeypatch.setattr(mail, "_by_key", blind_once)
+    second = mail.queue_message(**kw, recipient="a@x.test", subject="s", text="t", now=NOW)
+    assert second.id == first.id and len(looked_up) == 2
+    assert len(db_session.exec(select(OutboxMessage)).all()) == 1
+
+
+def test_message_id_and_date_are_fixed_at_queue_time(db_session, game):
+    campaign, _chars = game
+    post_event(db_session, campaign)
+    row = outbox(db_session, campaign)[0]
+    assert row.message_id.startswith("<") and row.message_id.endswith("@pbp.test>")
+    message = build_email(row)
+    assert message["Message-ID"] == row.message_id
+    assert message["Date"].datetime == NOW
+    assert build_email(row).as_bytes() == message.as_bytes()  # the same bytes on a retry
+
+
+# -- tailoring --------------------------------------------------------------------------------
+
+
+def test_each_character_gets_only_the_event_meant_for_them(db_session, game):
+    campaign, (ada, bram, cleo) = game
+    post_event(
+        db_session,
+        campaign,
+        "GENERAL: a masked ball.",
+        [(ada, "addition", "ADA-SECRET: you hold the key."), (bram, "replacement", "BRAM-ONLY")],
+    )
+    rows = {r.recipient: r for r in outbox(db_session, campaign)}
+    body = {c.name: rows[user_of(db_session, c).email] for c in (ada, bram, cleo)}
+    assert "GENERAL" in body["Ada"].body_text and "ADA-SECRET" in body["Ada"].body_text
+    assert "For Ada alone" in body["Ada"].body_text
+    assert "BRAM-ONLY" in body["Bram"].body_text and "GENERAL" not in body["Bram"].body_text
+    assert "GENERAL" in body["Cleo"].body_text
+    secrets = {"Ada": "ADA-SECRET", "Bram": "BRAM-ONLY"}
+    for name, row in body.items():
+        for owner, secret in secrets.items():
+            if owner != name:
+                assert secret not in row.body_text + row.body_html + row.subject, (name, owner)
+
+
+def test_only_tailored_events_reach_only_their_characters(db_session, game):
+    campaign, (ada, _bram, _cleo) = game
+    post_event(db_session, campaign, None, [(ada, "replacement", "Only Ada knows.")])
+    rows = outbox(db_session, campaign)
+    assert [r.recipient for r in rows] == [user_of(db_session, ada).email]
+
+
+def test_blank_general_text_counts_as_none(db_session, game):
+    campaign, (ada, _bram, _cleo) = game
+    post_event(db_session, campaign, "  ", [(ada, "addition", "Ada's part.")])
+    rows = outbox(db_session, campaign)
+    assert [r.recipient for r in rows] == [user_of(db_session, ada).email]
+    assert "For Ada alone" not in rows[0].body_text
+
+
+def test_event_text_for_modes():
+    general = Event(turn_id=1, text="all")
+    extra = Event(turn_id=1, character_id=1, mode="addition", text="plus")
+    other = Event(turn_id=1, character_id=2, mode="replacement", text="instead")
+    events = [general, extra, other]
+    assert mail.event_text_for(events, 1) == mail.EventText("all", "plus")
+    assert mail.event_text_for(events, 2) == mail.EventText(None, "instead")
+    assert mail.event_text_for(events, 3) == mail.EventText("all", None)
+    assert mail.event_text_for([extra], 3) is None
+
+
+# -- escaping ---------------------------------------------------------------------------------
+
+
+def test_names_and_event_text_are_escaped_in_html_and_raw_in_text(db_session):
+    campaign = make_campaign(db_session, name="Tea & <Treachery>")
+    (char,) = make_characters(db_session, campaign, names=('Ada "<b>Bold</b>" & Co',))
+    post_event(db_session, campaign, "<script>alert(1)</script>\n\nSecond & last.")
+    row = outbox(db_session, campaign)[0]
+    assert "<script>" not in row.body_html and "&lt;script&gt;" in row.body_html
+    assert "<b>Bold</b>" not in row.body_html and "&lt;b&gt;Bold&lt;/b&gt;" in row.body_html
+    assert "Tea &amp; &lt;Treachery&gt;" in row.body_html
+    assert "<p>Second &amp; last.</p>" in row.body_html
+    assert "<script>alert(1)</script>" in row.body_text and "&lt;" not in row.body_text
+    assert 'Ada "<b>Bold</b>" & Co' in row.body_text
+    assert row.subject == '[Tea & <Treachery>] Turn 1: a new event for Ada "<b>Bold</b>" & Co'
+
+
+def test_no_header_injection_through_names(db_session):
+    campaign = make_campaign(db_session, name="Line\r\nBreak")
+    (char,) = make_characters(db_session, campaign, names=("Eve\r\nBcc: victim@evil.test",))
+    post_event(db_session, campaign)
+    row = outbox(db_session, campaign)[0]
+    assert "\n" not in row.subject and "\r" not in row.subject
+    message = build_email(row)
+    assert message["Bcc"] is None
+    head = message.as_string().split("\n\n", 1)[0]
+    assert not [line for line in head.splitlines() if line.lower().startswith("bcc")]
+    parsed = email.message_from_bytes(message.as_bytes(), policy=email.policy.default)
+    assert parsed["Bcc"] is None and parsed["To"] == row.recipient
+    assert message["Subject"] == "[Line Break] Turn 1: a new event for Eve Bcc: victim@evil.test"
+
+
+def test_header_text():
+    assert mail.header_text("a\r\nb\tc\x00d\u2028e") == "a b c d e"
+    assert len(mail.header_text("x" * 1000)) == mail.SUBJECT_MAX
+    assert mail.header_text("  spaced   out ") == "spaced out"
+
+
+def test_feed_links_only_as_web_links():
+    assert mail._web_url("https://blog.test/1") == "https://blog.test/1"
+    assert mail._web_url("javascript:alert(1)") == ""
+    assert mail._web_url(None) == ""
+
+
+# -- preferences ------------------------------------------------------------------------------
+
+
+def test_preference_defaults():
+    member = Membership(campaign_id=1, user_id=1, role="player")
+    assert mail.preferences(member) == {
+        "events": True,
+        "digest": False,
+        "notes_on_mine": True,
+        "challenges": True,
+    }
+
+
+def test_players_who_turned_events_off_get_none(db_session, game):
+    campaign, (ada, bram, cleo) = game
+    member = membership_of(db_session, campaign, user_of(db_session, bram))
+    mail.set_preference(session=db_session, membership=member, preference="events", on=False)
+    post_event(db_session, campaign)
+    recipients = {r.recipient for r in outbox(db_session, campaign)}
+    assert user_of(db_session, bram).email not in recipients and len(recipients) == 2
+
+
+def test_unknown_preference_is_a_user_error(db_session, game):
+    campaign, (ada, *_rest) = game
+    member = membership_of(db_session, campaign, user_of(db_session, ada))
+    with pytest.raises(UserError):
+        mail.set_preference(session=db_session, membership=member, preference="spam", on=True)
+
+
+# -- unsubscribe tokens -----------------------------------------------------------------------
+
+
+def test_list_unsubscribe_headers_carry_a_signed_one_click_url(db_session, game):
+    campaign, _chars = game
+    post_event(db_session, campaign)
+    row = outbox(db_session, campaign)[0]
+    url = row.headers["List-Unsubscribe"].strip("<>")
+    assert url.startswith("http://pbp.test/mail/unsubscribe/")
+    assert row.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert row.headers["List-Id"] == "<salon-of-knives.pbp.test>"
+    assert url in row.body_text and url in row.body_html
+
+
+def test_unsubscribe_token_round_trip(db_session, game):
+    campaign, (ada, *_rest) = game
+    member = membership_of(db_session, campaign, user_of(db_session, ada))
+    token = mail.unsubscribe_token(
+        secret_key=SETTINGS.secret_key, membership_id=member.id, preference="events"
+    )
+    sub = mail.read_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
+    assert (sub.membership.id, sub.preference, sub.on) == (member.id, "events", True)
+    for _ in range(2):  # repeating it is harmless
+        mail.apply_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
+    assert mail.wants(member, "events") is False
+    assert mail.wants(member, "challenges") is True  # only that kind
+    mail.apply_unsubscribe(
+        session=db_session, secret_key=SETTINGS.secret_key, token=token, subscribe=True
+    )
+    assert mail.wants(member, "events") is True
+
+
+@pytest.mark.parametrize("mangle", ["tamper", "other-key", "garbage"])
+def test_forged_tokens_are_refused(db_session, game, mangle):
+    campaign, (ada, *_rest) = game
+    member = membership_of(db_session, campaign, user_of(db_session, ada))
+    token = mail.unsubscribe_token(
+        secret_key=SETTINGS.secret_key, membership_id=member.id, preference="events"
+    )
+    if mangle == "tamper":
+        forged = mail.unsubscribe_token(secret_key="x", membership_id=member.id + 1, preference="e")
+        token = forged.split(".")[0] + "." + token.split(".")[1]
+    elif mangle == "other-key":
+        token = mail.unsubscribe_token(
+            secret_key="another-site-" + "z" * 32, membership_id=member.id, preference="events"
+        )
+    else:
+        token = "not-a-token"
+    with pytest.raises(UserError, match="damaged"):
+        mail.apply_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
+    assert mail.wants(member, "events") is True
+
+
+def test_token_for_a_deleted_membership_is_not_found(db_session):
+    token = mail.unsubscribe_token(
+        secret_key=SETTINGS.secret_key, membership_id=987654, preference="events"
+    )
+    with pytest.raises(NotFound):
+        mail.read_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
+
+
+# -- counts for the referee -------------------------------------------------------------------
+
+
+def test_outbox_counts_per_campaign(db_session, game):
+    campaign, _chars = game
+    other = make_campaign(db_session, name="Elsewhere")
+    make_characters(db_session, other, names=("Zed",))
+    post_event(db_session, campaign)
+    post_event(db_session, other)
+    rows = outbox(db_session, campaign)
+    rows[0].status, rows[0].last_error = "failed", "550 no such user"
+    rows[1].status = "sent"
+    db_session.flush()
+    counts = mail.outbox_counts(session=db_session, campaign_id=campaign.id)
+    assert counts == {"queued": 1, "sending": 0, "sent": 1, "failed": 1}
+    failed = mail.outbox_messages(session=db_session, campaign_id=campaign.id, status="failed")
+    assert [m.last_error for m in failed] == ["550 no such user"]
+
+
+# -- the other mails --------------------------------------------------------------------------
+
+
+def _entry(session, character, title, seen, url="https://blog.test/e"):
+    from pbp.models import Blog
+
+    blog = session.exec(select(Blog).where(Blog.character_id == character.id)).one()
+    entry = Entry(
+        blog_id=blog.id,
+        character_id=character.id,
+        source_id=f"{title}-{seen.isoformat()}",
+        url=url,
+        title=title,
+        first_seen_at=seen,
+        content_hash="h",
+    )
+    session.add(entry)
+    session.flush()
+    return entry
+
+
+def test_notes_on_my_entry_notify_the_entrys_player_not_the_author(db_session, game):
+    campaign, (ada, bram, _cleo) = game
+    entry = _entry(db_session, ada, "My <great> plan", NOW)
+    note = Note(entry_id=entry.id, source_id="n1", author_character_id=bram.id)
+    own = Note(entry_id=entry.id, source_id="n2", author_character_id=ada.id)
+    db_session.add_all([note, own])
+    db_session.flush()
+    row = mail.queue_note_notification(session=db_session, settings=SETTINGS, note=note, now=NOW)
+    assert row.recipient == user_of(db_session, ada).email and row.kind == "note"
+    assert "Bram left a note" in row.body_text and "My <great> plan" in row.body_text
+    assert "My &lt;great&gt; plan" in row.body_html
+    assert (
+        mail.queue_note_notification(session=db_session, settings=SETTINGS, note=own, now=NOW)
+        is None
+    )
+
+
+def test_challenges_notify_the_target(db_session, game):
+    campaign, (ada, bram, _cleo) = game
+    turn = post_event(db_session, campaign)
+    entry = _entry(db_session, bram, "I challenge Ada", NOW)
+    challenge = Challenge(
+        entry_id=entry.id, turn_id=turn.id, challenger_id=bram.id, target_id=ada.id, made_at=NOW
+    )
+    db_session.add(challenge)
+    db_session.flush()
+    row = mail.queue_challenge_notification(
+        session=db_session, settings=SETTINGS, challenge=challenge, now=NOW
+    )
+    assert row.recipient == user_of(db_session, ada).email
+    assert row.subject == "[Salon of Knives] Bram challenges Ada"
+    assert "/c/salon-of-knives/turns/1" in row.body_text
+
+
+def test_digest_is_off_by_default_and_covers_yesterday_once(db_session, game):
+    campaign, (ada, bram, _cleo) = game
+    campaign.status = "running"
+    yesterday = NOW - timedelta(days=1)
+    _entry(db_session, ada, "Yesterday's entry", yesterday)
+    _entry(db_session, bram, "Today's entry", NOW)
+    _entry(db_session, bram, "Older entry", NOW - timedelta(days=3))
+    assert mail.queue_all_digests(session=db_session, settings=SETTINGS, now=NOW) == []
+    member = membership_of(db_session, campaign, user_of(db_session, bram))
+    mail.set_preference(session=db_session, membership=member, preference="digest", on=True)
+    (row,) = mail.queue_all_digests(session=db_session, settings=SETTINGS, now=NOW)
+    assert row.recipient == user_of(db_session, bram).email
+    assert "Yesterday's entry" in row.body_text
+    assert "Today's entry" not in row.body_text and "Older entry" not in row.body_text
+    later = NOW + timedelta(hours=3)
+    again = mail.queue_all_digests(session=db_session, settings=SETTINGS, now=later)
+    assert [r.id for r in again] == [row.id]
+
+
+def test_turn_results_and_final_notice(db_session, game):
+    campaign, _chars = game
+    turn = post_event(db_session, campaign)
+    results = mail.queue_turn_results(
+        session=db_session, settings=SETTINGS, turn=turn, summary="Ada wins <all>.", now=NOW
+    )
+    assert len(results) == 3 and "Ada wins &lt;all&gt;." in results[0].body_html
+    final = mail.queue_final_notice(
+        session=db_session, settings=SETTINGS, campaign=campaign, text="Bram wins.", now=NOW
+    )
+    assert len(final) == 4  # the players and the referee
+    assert all(r.subject == "[Salon of Knives] The game is over" for r in final)
+
+
+def test_invites_and_password_resets_have_no_unsubscribe(db_session, game):
+    campaign, _chars = game
+    referee = make_user(db_session, "Rita")
+    invite = Invite(
+        campaign_id=campaign.id,
+        email="new@player.test",
+        created_by=referee.id,
+        expires_at=NOW + timedelta(days=7),
+    )
+    db_session.add(invite)
+    db_session.flush()
+    url = "http://pbp.test/invite/abc"
+    row = mail.queue_invite(session=db_session, settings=SETTINGS, invite=invite, url=url, now=NOW)
+    assert row.recipient == "new@player.test" and url in row.body_text
+    assert "Rita invites you" in row.body_text and "List-Unsubscribe" not in row.headers
+    reset = mail.queue_password_reset(
+        session=db_session, settings=SETTINGS, user=referee, url="http://pbp.test/r/1", now=NOW
+    )
+    assert reset.campaign_id is None and "http://pbp.test/r/1" in reset.body_text
+    again = mail.queue_password_reset(
+        session=db_session, settings=SETTINGS, user=referee, url="http://pbp.test/r/2", now=NOW
+    )
+    assert again.id != reset.id  # a new request, a new mail

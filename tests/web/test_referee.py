@@ -1,0 +1,232 @@
+"""The referee's dashboard through the web: permissions, a turn's whole life, idempotence."""
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from pbp import create_app
+from pbp.models import Campaign, Character, OutboxMessage, Turn, User
+from pbp.services import accounts, blog, campaigns
+from tests.factories import make_campaign, make_characters
+from tests.web.conftest import PASSWORD, post_form
+
+T0 = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
+REFEREE_POSTS = [
+    "event",
+    "close",
+    "rule",
+    "resolve",
+    "characters",
+    "alias",
+    "settings",
+    "final-notice",
+]
+
+
+class Clock:
+    def __init__(self, start):
+        self.now = start
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock(app):
+    app.config["PBP_CLOCK"] = clock = Clock(T0)
+    return clock
+
+
+@pytest.fixture
+def game(db_session, auth):
+    referee = auth.create_user(display_name="Referee")
+    campaign = make_campaign(db_session, referee=referee, settings={"opening_turns": 0})
+    chars = make_characters(db_session, campaign)
+    for character in chars:
+        user = db_session.get(User, character.user_id)
+        user.password_hash = accounts.hash_password(PASSWORD)
+    db_session.commit()
+    return campaign, referee, chars
+
+
+def test_strangers_and_players_get_403_on_every_referee_page(client, auth, game, db_session):
+    campaign, _, (ada, *_) = game
+    base = f"/c/{campaign.slug}/referee"
+    stranger = auth.create_user()
+    for who in (stranger, db_session.get(User, ada.user_id)):
+        auth.login(who)
+        assert client.get(base + "/").status_code == 403
+        assert client.get(base + "/audit").status_code == 403
+        for action in REFEREE_POSTS:
+            assert auth.post(f"{base}/{action}", {"text": "x"}).status_code == 403
+        auth.logout()
+
+
+def test_visitor_is_sent_to_login(client, game):
+    campaign, _, _ = game
+    page = client.get(f"/c/{campaign.slug}/referee/")
+    assert page.status_code == 302 and "/login" in page.headers["Location"]
+
+
+def test_post_without_csrf_token_is_refused(client, auth, game):
+    campaign, referee, _ = game
+    auth.login(referee)
+    page = client.post(f"/c/{campaign.slug}/referee/event", data={"text": "x"})
+    assert page.status_code == 400
+
+
+def test_a_whole_turn_from_the_dashboard(client, auth, game, clock, db_session):
+    campaign, referee, (ada, bram, cleo, dov, eli, fay) = game
+    base = f"/c/{campaign.slug}/referee"
+    auth.login(referee)
+    board = client.get(base + "/")
+    assert board.status_code == 200 and b"Event for turn 1" in board.data
+    page = auth.post(
+        base + "/event",
+        {
+            "text": "The duke <b>falls</b>.",
+            "expected_number": "1",
+            f"tailor_{ada.id}": "Only Ada saw it.",
+            f"mode_{ada.id}": "addition",
+        },
+    )
+    assert page.status_code == 302
+    turn = db_session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).one()
+    assert turn.number == 1 and turn.status == "open"
+    mails = db_session.exec(select(OutboxMessage).where(OutboxMessage.campaign_id == campaign.id))
+    bodies = {m.recipient: m.body_text for m in mails}
+    ada_email = db_session.get(User, ada.user_id).email
+    assert len(bodies) == 6 and "Only Ada saw it." in bodies[ada_email]
+    assert all("Only Ada" not in text for who, text in bodies.items() if who != ada_email)
+
+    clock.now = T0 + timedelta(hours=1)
+    entry = blog.post_entry(
+        session=db_session,
+        character=ada,
+        title="Bram, beware",
+        body_markdown="Target: Bram\n\nI challenge you.",
+        mood="Challenging",
+        now=clock.now,
+    )
+    for who, stance in ((cleo, "support"), (dov, "support"), (eli, "oppose")):
+        blog.post_note(
+            session=db_session,
+            entry=entry,
+            author=who,
+            body_markdown="noted",
+            stance=stance,
+            now=clock.now + timedelta(minutes=5),
+        )
+    db_session.commit()
+
+    board = client.get(base + "/")
+    assert b"Ada challenges Bram" in board.data and b"Support (2)" in board.data
+    clock.now = T0 + timedelta(hours=12)
+    assert auth.post(base + "/close", {}).status_code == 302
+    page = auth.post(
+        base + "/resolve", {f"consequence_{entry.id}": "Bram leaves court."}, follow_redirects=True
+    )
+    assert b"Turn 1 is resolved" in page.data
+    db_session.expire_all()
+    assert db_session.get(Character, bram.id).status == "outsider"
+    assert db_session.get(Turn, turn.id).status == "resolved"
+    audit = client.get(base + "/audit")
+    assert b"resolve_turn" in audit.data and b"post_event" in audit.data
+
+
+def test_double_submitted_event_opens_one_turn(client, auth, game, db_session):
+    campaign, referee, _ = game
+    auth.login(referee)
+    form = {"text": "Once.", "expected_number": "1"}
+    first = auth.post(f"/c/{campaign.slug}/referee/event", form)
+    second = auth.post(f"/c/{campaign.slug}/referee/event", form)
+    assert first.status_code == second.status_code == 302
+    turns = db_session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).all()
+    assert [t.number for t in turns] == [1]
+
+
+def test_resolving_an_open_turn_is_a_clear_conflict(client, auth, game):
+    campaign, referee, _ = game
+    auth.login(referee)
+    auth.post(f"/c/{campaign.slug}/referee/event", {"text": "E", "expected_number": "1"})
+    page = auth.post(f"/c/{campaign.slug}/referee/resolve", {})
+    assert page.status_code == 409 and b"close the turn" in page.data
+
+
+def test_bad_settings_are_refused_with_the_reason(client, auth, game):
+    campaign, referee, _ = game
+    auth.login(referee)
+    page = auth.post(
+        f"/c/{campaign.slug}/referee/settings", {"opening_turns": "two", "custom_moods": ""}
+    )
+    assert page.status_code == 400 and b"whole number" in page.data
+
+
+def test_private_feed_address_is_refused_when_private_feeds_are_off(client, auth, game, app):
+    campaign, referee, _ = game
+    app.config["PBP_ALLOW_PRIVATE_FEEDS"] = False
+    auth.login(referee)
+    page = auth.post(
+        f"/c/{campaign.slug}/referee/characters",
+        {"name": "Spy", "feed_url": "http://169.254.169.254/latest/"},
+    )
+    assert page.status_code == 400
+
+
+@pytest.fixture
+def committed_game(engine, database_url, tmp_path):
+    """Concurrency needs real, separate connections: commit, then clean up."""
+    app = create_app(
+        {
+            "TESTING": True,
+            "INSTANCE_PATH": tmp_path,
+            "SECRET_KEY": "k" * 40,
+            "DATABASE_URL": database_url,
+            "ENGINE": engine,
+        }
+    )
+    with Session(engine, expire_on_commit=False) as session:
+        referee = campaigns.create_user(
+            session=session, email=f"race{id(app)}@x.test", display_name="Racer"
+        )
+        referee.password_hash = accounts.hash_password(PASSWORD)
+        campaign = campaigns.create_campaign(
+            session=session, referee=referee, name=f"Race {id(app)}"
+        )
+        session.commit()
+    yield app, campaign, referee
+    with Session(engine) as session:
+        session.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
+        session.execute(sa.delete(User).where(User.id == referee.id))
+        session.commit()
+
+
+def test_concurrent_advance_requests_open_exactly_one_turn(committed_game, engine):
+    app, campaign, referee = committed_game
+    clients = []
+    for _ in range(4):
+        client = app.test_client()
+        post_form(client, "/login", {"email": referee.email, "password": PASSWORD})
+        clients.append(client)
+    statuses = []
+    barrier = threading.Barrier(len(clients))
+
+    def advance(client):
+        barrier.wait()
+        response = post_form(
+            client, f"/c/{campaign.slug}/referee/event", {"text": "Race!", "expected_number": "1"}
+        )
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=advance, args=(c,)) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    with Session(engine) as session:
+        turns = session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).all()
+    assert [t.number for t in turns] == [1]
+    assert set(statuses) <= {302, 409} and 302 in statuses
