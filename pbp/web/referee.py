@@ -19,7 +19,10 @@ from pbp.services import cadence, campaigns, dashboard, ingest, mail_send, turns
 from pbp.services.mail import (
     MailSettings,
     event_batch_key,
+    outbox_counts,
+    outbox_messages,
     queue_final_notice,
+    queue_message,
     queue_turn_results,
 )
 from pbp.web.access import current_account, login_required, require_referee
@@ -67,7 +70,12 @@ def board(slug: str):
     session, campaign = _campaign(slug)
     view = dashboard.dashboard(session=session, campaign=campaign)
     return render_template(
-        "referee/dashboard.html", campaign=campaign, view=view, ruling_kinds=RULING_KINDS, nw=nw
+        "referee/dashboard.html",
+        outbox=outbox_counts(session=session, campaign_id=campaign.id),
+        campaign=campaign,
+        view=view,
+        ruling_kinds=RULING_KINDS,
+        nw=nw,
     )
 
 
@@ -312,6 +320,55 @@ def settings(slug: str):
     turns.audit(session, campaign, current_account(), "settings", **merged)
     session.commit()
     return _back(slug, "Settings saved.", "#settings")
+
+
+@bp.post("/remind")
+@login_required
+def remind(slug: str):
+    """One click: a reminder to every player who has not posted an entry this turn
+    (Noteworthy: "In a turn, you post at least one in-character entry")."""
+    session, campaign = _campaign(slug)
+    view = dashboard.dashboard(session=session, campaign=campaign)
+    moment = now()
+    sent = 0
+    for row in view.roster:
+        if row.character in view.missing_posters and row.player is not None:
+            queue_message(
+                session=session,
+                settings=_mail(),
+                kind="reminder",
+                # One reminder per character per turn per hour, whatever the clicks.
+                dedupe_key=f"remind:{view.turn.id}:{row.character.id}:{moment:%Y%m%d%H}",
+                recipient=row.player.email,
+                subject=f"[{campaign.name}] Turn {view.turn.number}: your entry is awaited",
+                text=(
+                    f"{row.character.name} has not posted an entry in turn {view.turn.number} "
+                    f"of {campaign.name} yet. Every character posts at least one entry per "
+                    f"turn that embroiders the event.\n\n"
+                    f"{current_app.config['PBP_BASE_URL']}/c/{campaign.slug}/"
+                ),
+                campaign_id=campaign.id,
+                now=moment,
+            )
+            sent += 1
+    turns.audit(session, campaign, current_account(), "remind", count=sent)
+    mail_send.sender_for_app(current_app).send_after_commit(session=session)
+    session.commit()
+    return _back(slug, f"Reminder queued for {sent} player(s).")
+
+
+@bp.get("/outbox")
+@login_required
+def outbox(slug: str):
+    session, campaign = _campaign(slug)
+    status = request.args.get("status") or None
+    return render_template(
+        "referee/outbox.html",
+        campaign=campaign,
+        counts=outbox_counts(session=session, campaign_id=campaign.id),
+        messages=outbox_messages(session=session, campaign_id=campaign.id, status=status),
+        status=status,
+    )
 
 
 @bp.get("/audit")

@@ -230,3 +230,27 @@ def test_concurrent_advance_requests_open_exactly_one_turn(committed_game, engin
         turns = session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).all()
     assert [t.number for t in turns] == [1]
     assert set(statuses) <= {302, 409} and 302 in statuses
+
+
+def test_reminder_goes_to_players_without_an_entry_once_per_hour(
+    client, auth, game, clock, db_session
+):
+    campaign, referee, (ada, *others) = game
+    auth.login(referee)
+    auth.post(f"/c/{campaign.slug}/referee/event", {"text": "E", "expected_number": "1"})
+    blog.post_entry(
+        session=db_session,
+        character=ada,
+        title="Here",
+        body_markdown="b",
+        mood="Calm",
+        now=clock.now,
+    )
+    db_session.commit()
+    for _ in range(2):  # a double click queues nothing twice
+        assert auth.post(f"/c/{campaign.slug}/referee/remind", {}).status_code == 302
+    reminders = db_session.exec(select(OutboxMessage).where(OutboxMessage.kind == "reminder")).all()
+    emails = {db_session.get(User, c.user_id).email for c in others}
+    assert {m.recipient for m in reminders} == emails
+    page = client.get(f"/c/{campaign.slug}/referee/outbox")
+    assert page.status_code == 200 and b"your entry is awaited" in page.data
