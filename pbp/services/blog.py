@@ -16,7 +16,6 @@ from pbp.errors import Forbidden, UserError
 from pbp.markup import render_markdown
 from pbp.models import Blog, Character, Entry, Note
 from pbp.services.ingest import (
-    AuthorMap,
     EntryIndex,
     ingest_parsed,
     turns_of,
@@ -134,13 +133,8 @@ def post_note(
         title="",
         fallback_key=source_id,
     )
-    upsert_note(
-        session=session,
-        entry=entry,
-        item=item,
-        authors=_FixedAuthor(author.id),
-        now=now,
-    )
+    # A logged-in writer is known: no alias lookup.
+    upsert_note(session=session, entry=entry, item=item, author_id=author.id, now=now)
     note = session.exec(
         select(Note).where(Note.entry_id == entry.id, Note.source_id == "guid:" + source_id)
     ).one()
@@ -149,13 +143,3 @@ def post_note(
         session.add(note)
     session.flush()
     return note
-
-
-class _FixedAuthor(AuthorMap):
-    """A logged-in writer is known: no alias lookup."""
-
-    def __init__(self, character_id: int):
-        self.character_id = character_id
-
-    def character_for(self, name, uri, email_hash):
-        return self.character_id

@@ -206,7 +206,7 @@ class AuthorMap:
 
 
 def upsert_note(
-    *, session: Session, entry: Entry, item: FeedNote, authors: AuthorMap, now: datetime
+    *, session: Session, entry: Entry, item: FeedNote, author_id: int | None, now: datetime
 ) -> str:
     """Insert or update one note; the stance is read when the note arrives (or changes)."""
     identity = item.identity_key[:1000]
@@ -227,7 +227,7 @@ def upsert_note(
         Note(
             entry_id=entry.id,
             source_id=identity,
-            author_character_id=authors.character_for(author_name, item.author_uri, None),
+            author_character_id=author_id,
             author_name=author_name,
             author_uri=item.author_uri,
             body_html=body,
@@ -269,7 +269,13 @@ def ingest_parsed(
                 report.unmatched_notes += 1
                 continue
             outcome = upsert_note(
-                session=session, entry=parent, item=item, authors=authors, now=now
+                session=session,
+                entry=parent,
+                item=item,
+                author_id=authors.character_for(
+                    clean_text(item.author_name), item.author_uri, None
+                ),
+                now=now,
             )
             report.new_notes += outcome == "new"
             report.changed_notes += outcome == "changed"
