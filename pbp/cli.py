@@ -12,6 +12,7 @@ from flask.cli import FlaskGroup, with_appcontext
 
 from pbp import create_app, db, migrate
 from pbp.errors import PbpError
+from pbp.forum_cli import verify_rolls
 
 
 def _engine():
@@ -130,6 +131,9 @@ def demo(port: int, no_serve: bool) -> None:
     finally:
         feeds.shutdown()
         feeds.server_close()
+
+
+cli.add_command(verify_rolls)
 
 
 def main() -> None:

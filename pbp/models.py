@@ -377,3 +377,6 @@ class OutboxMessage(SQLModel, table=True):
     last_error: str | None = Field(default=None, max_length=2000)
     created_at: datetime = _created()
     sent_at: datetime | None = _time()
+
+
+from pbp import models_forum  # noqa: E402,F401  (forum tables; registers them on the metadata)

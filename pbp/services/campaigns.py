@@ -12,6 +12,8 @@ from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import Blog, Campaign, Character, Membership, Turn, User
 
 RULESETS = tuple(rules.RULESETS)
+# Page names under /c/<campaign>/ that a character's blog would otherwise hide.
+RESERVED_SLUGS = {"forum", "rolls", "sheets", "referee", "write", "me", "history", "invites"}
 NOTEWORTHY_DEFAULTS = {"opening_turns": 2, "fair_interval_hours": None, "custom_moods": {}}
 
 
@@ -68,6 +70,8 @@ def add_character(
     if not name:
         raise UserError("a character needs a name")
     slug = slugify(name)
+    if slug in RESERVED_SLUGS:
+        raise UserError(f"{name!r} is a word pbp's pages use; give the character another name")
     taken = session.exec(
         select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
     ).first()

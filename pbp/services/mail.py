@@ -49,8 +49,15 @@ from pbp.models import (
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
 
 # Preference keys (Membership.notify) and their defaults: a missing key means the default.
-PREFERENCES = {"events": True, "digest": False, "notes_on_mine": True, "challenges": True}
+PREFERENCES = {
+    "events": True,
+    "digest": False,
+    "notes_on_mine": True,
+    "challenges": True,
+    "forum": True,
+}
 PREFERENCE_LABELS = {
+    "forum": "new posts in scenes you watch",
     "events": "new events and turn news",
     "digest": "the daily digest of new entries and notes",
     "notes_on_mine": "notes on your entries",

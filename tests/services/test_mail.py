@@ -235,6 +235,7 @@ def test_preference_defaults():
         "digest": False,
         "notes_on_mine": True,
         "challenges": True,
+        "forum": True,
     }
 
 

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp import create_app
-from pbp.models import Campaign, Character, OutboxMessage, Turn, User
+from pbp.models import AuditLog, Campaign, Character, OutboxMessage, Turn, User
 from pbp.services import accounts, blog, campaigns
 from tests.factories import make_campaign, make_characters
 from tests.web.conftest import PASSWORD, post_form
@@ -200,6 +200,7 @@ def committed_game(engine, database_url, tmp_path):
     yield app, campaign, referee
     with Session(engine) as session:
         session.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
+        session.execute(sa.delete(AuditLog).where(AuditLog.actor_id == referee.id))
         session.execute(sa.delete(User).where(User.id == referee.id))
         session.commit()
 

@@ -1,0 +1,530 @@
+"""The forum's pages: scenes and posts with rolls, a roll's permanent page, character
+sheets, the GM's start and end, the export and an Atom feed of the public posts.
+
+Thin views over pbp.services.forum / rolls / sheets: they read the form, call one service
+and redirect (POST -> redirect, so a reload never posts twice; the post form also carries
+a hidden idempotency token against double clicks). What a viewer may see is decided by the
+services (`visible_posts`, `roll_view`); templates only get those views.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from markupsafe import escape
+
+from pbp.db import get_session
+from pbp.errors import Forbidden, UserError
+from pbp.models import Campaign, utcnow
+from pbp.services import campaigns, feeds, forum, rolls, sheets
+from pbp.services.feeds import FeedItem
+from pbp.services.mail import MailSettings
+from pbp.web.access import current_account, current_membership, login_required, require_member
+
+bp = Blueprint("forum", __name__)
+FEED_SIZE = 50
+# Errors a person can fix by changing the form: shown again with the form, their text kept.
+FORM_ERRORS = (400, 409)
+
+
+def now() -> datetime:
+    """The web layer's clock; tests may set PBP_CLOCK to a callable."""
+    return current_app.config.get("PBP_CLOCK", utcnow)()
+
+
+def _forum(slug: str) -> Campaign:
+    campaign = campaigns.get_campaign(session=get_session(), slug=slug)
+    forum.require_forum(campaign)
+    return campaign
+
+
+def _viewer(campaign: Campaign) -> forum.Viewer:
+    user, member = current_account(), current_membership(campaign)
+    return forum.Viewer(user.id if user else None, member.role if member else None)
+
+
+def _mail() -> MailSettings:
+    return MailSettings.from_config(current_app.config)
+
+
+def _int(value: str | None) -> int | None:
+    value = (value or "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise UserError(f"{value!r} is not a number the form could have sent: reload the page")
+    return int(value)
+
+
+def _draft() -> forum.Draft:
+    form = request.form
+    return forum.Draft(
+        body=form.get("body", ""),
+        kind=form.get("kind", "ic"),
+        audience=form.get("audience", "all"),
+        recipient_ids=tuple(_int(v) for v in form.getlist("recipients") if v.strip()),
+        character_id=_int(form.get("character_id")),
+        roll_visibility=form.get("roll_visibility", "public"),
+        client_token=form.get("client_token") or None,
+    )
+
+
+def _form_context(campaign: Campaign, viewer: forum.Viewer, draft=None, **extra) -> dict:
+    """What the post form needs; a fresh idempotency token unless the draft carries one."""
+    session = get_session()
+    characters = forum.postable_characters(session=session, campaign=campaign, viewer=viewer)
+    if draft is None:
+        mine = [c for c in characters if c.user_id == viewer.user_id]
+        draft = forum.Draft(body="", character_id=mine[0].id if mine else None)
+    return {
+        "draft": draft,
+        "client_token": draft.client_token or secrets.token_urlsafe(24),
+        "characters": characters,
+        "members": [
+            m
+            for m in forum.members(session=session, campaign=campaign)
+            if m.user_id != viewer.user_id
+        ],
+        "kinds": forum.KINDS,
+        "audiences": forum.AUDIENCES,
+        "roll_visibility": forum.ROLL_VISIBILITY,
+        **extra,
+    }
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+@bp.get("/c/<slug>/forum/")
+def index(slug: str):
+    campaign = _forum(slug)
+    session, viewer = get_session(), _viewer(campaign)
+    secret = rolls.get_secret(session=session, campaign=campaign)
+    return render_template(
+        "forum/index.html",
+        campaign=campaign,
+        viewer=viewer,
+        threads=forum.list_threads(session=session, campaign=campaign, viewer=viewer),
+        commitment=secret.commitment if secret else None,
+        seed=rolls.revealed_seed(secret),
+        roll_visibility=forum.ROLL_VISIBILITY,
+        after_the_end=forum.AFTER_THE_END,
+    )
+
+
+@bp.get("/c/<slug>/forum/t/<int:thread_id>")
+def thread(slug: str, thread_id: int):
+    campaign = _forum(slug)
+    return _thread_page(campaign, thread_id)
+
+
+def _thread_page(campaign: Campaign, thread_id: int, status: int = 200, **form):
+    session, viewer = get_session(), _viewer(campaign)
+    found, posts = forum.get_thread(
+        session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+    context = {"kinds": forum.KINDS}
+    if viewer.is_member:
+        context |= _form_context(campaign, viewer, **form)
+    page = render_template(
+        "forum/thread.html",
+        campaign=campaign,
+        viewer=viewer,
+        thread=found,
+        posts=posts,
+        watching=forum.is_watching(session=session, thread=found, viewer=viewer),
+        **context,
+    )
+    return page, status
+
+
+@bp.get("/c/<slug>/rolls/<roll_id>")
+def roll(slug: str, roll_id: str):
+    campaign = _forum(slug)
+    session = get_session()
+    view, post = forum.get_roll_view(
+        session=session, campaign=campaign, roll_id=roll_id, viewer=_viewer(campaign)
+    )
+    return render_template(
+        "forum/roll.html",
+        campaign=campaign,
+        roll=view,
+        post=post,
+        commitment=rolls.commitment(session=session, campaign=campaign),
+        roll_visibility=forum.ROLL_VISIBILITY,
+        after_the_end=forum.AFTER_THE_END,
+    )
+
+
+@bp.get("/c/<slug>/forum/export.json")
+def export(slug: str):
+    campaign = _forum(slug)
+    data = forum.export_forum(
+        session=get_session(), campaign=campaign, viewer=_viewer(campaign), now=now()
+    )
+    body = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    disposition = f'attachment; filename="{campaign.slug}-forum.json"'
+    return Response(
+        body,
+        content_type="application/json",
+        headers={"Content-Disposition": disposition, "Cache-Control": "private, no-store"},
+    )
+
+
+@bp.get("/c/<slug>/forum/feed.atom")
+def feed(slug: str):
+    """The posts everyone may read (a feed reader is nobody in particular)."""
+    campaign = _forum(slug)
+    session = get_session()
+    posts = forum.visible_posts(session=session, campaign=campaign, viewer=forum.ANONYMOUS)
+    titles = {
+        t.id: t.title
+        for t in forum.list_threads(session=session, campaign=campaign, viewer=forum.ANONYMOUS)
+    }
+    items = [_feed_item(campaign, p, titles[p.thread_id]) for p in posts[-FEED_SIZE:]][::-1]
+    base = current_app.config["PBP_BASE_URL"]
+    body = render_template(
+        "feeds/atom.xml",
+        title=f"{campaign.name}: forum",
+        feed_id=_tag("forum", campaign.id),
+        base=base,
+        self_url=f"{base}/c/{slug}/forum/feed.atom",
+        alternate_url=f"{base}/c/{slug}/forum/",
+        items=items,
+        tag=_tag,
+        updated=(items[0].updated if items else campaign.created_at).isoformat(),
+    )
+    return Response(body, content_type="application/atom+xml; charset=utf-8")
+
+
+def _tag(kind: str, item_id) -> str:
+    """Stable Atom ids (RFC 4151 tag URIs), as pbp.web.feeds makes them."""
+    host = urlsplit(current_app.config["PBP_BASE_URL"]).hostname or "localhost"
+    return f"tag:{host},2026:pbp/{kind}/{item_id}"
+
+
+def _feed_item(campaign: Campaign, post: forum.PostView, title: str) -> FeedItem:
+    html = post.html if not post.deleted else "<p><em>This post was deleted.</em></p>"
+    if post.rolls:
+        html += (
+            "<ul>"
+            + "".join(f"<li>Roll #{r.number}: {escape(r.text)}</li>" for r in post.rolls)
+            + "</ul>"
+        )
+    return FeedItem(
+        kind="forum-post",
+        id=post.id,
+        title=f"{title}: {post.character or post.author}",
+        html=html,
+        published=post.created_at,
+        updated=post.edited_at or post.created_at,
+        author=post.author,
+        link_path=f"/c/{campaign.slug}/forum/t/{post.thread_id}#post-{post.id}",
+    )
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+@bp.route("/c/<slug>/forum/new", methods=["GET", "POST"])
+@login_required
+def new_thread(slug: str):
+    campaign = _forum(slug)
+    require_member(campaign)
+    session, viewer = get_session(), _viewer(campaign)
+    if request.method == "GET":
+        return render_template(
+            "forum/new.html", campaign=campaign, title="", **_form_context(campaign, viewer)
+        )
+    draft, title = _draft(), request.form.get("title", "")
+    try:
+        if request.form.get("action") == "preview":
+            html, commands = forum.preview(text=draft.body)
+            return render_template(
+                "forum/new.html",
+                campaign=campaign,
+                title=title,
+                **_form_context(campaign, viewer, draft, preview=html, commands=commands),
+            )
+        post = forum.create_thread(
+            session=session,
+            campaign=campaign,
+            author=current_account(),
+            title=title,
+            draft=draft,
+            mail=_mail(),
+            now=now(),
+        )
+        session.commit()
+    except UserError as exc:
+        if exc.status not in FORM_ERRORS:
+            raise
+        session.rollback()
+        page = render_template(
+            "forum/new.html",
+            campaign=campaign,
+            title=title,
+            **_form_context(campaign, viewer, draft, error=str(exc)),
+        )
+        return page, exc.status
+    flash("Thread opened.", "ok")
+    return redirect(_post_url(slug, post.thread_id, post.id))
+
+
+@bp.post("/c/<slug>/forum/t/<int:thread_id>")
+@login_required
+def reply(slug: str, thread_id: int):
+    campaign = _forum(slug)
+    require_member(campaign)
+    session, viewer, draft = get_session(), _viewer(campaign), _draft()
+    found, _ = forum.get_thread(
+        session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+    try:
+        if request.form.get("action") == "preview":
+            html, commands = forum.preview(text=draft.body)
+            return _thread_page(campaign, thread_id, draft=draft, preview=html, commands=commands)
+        post = forum.create_post(
+            session=session,
+            campaign=campaign,
+            thread=found,
+            author=current_account(),
+            draft=draft,
+            mail=_mail(),
+            now=now(),
+        )
+        session.commit()
+    except UserError as exc:
+        if exc.status not in FORM_ERRORS:
+            raise
+        session.rollback()
+        return _thread_page(campaign, thread_id, exc.status, draft=draft, error=str(exc))
+    flash("Posted.", "ok")
+    return redirect(_post_url(slug, thread_id, post.id))
+
+
+def _post_url(slug: str, thread_id: int, post_id: int) -> str:
+    return url_for("forum.thread", slug=slug, thread_id=thread_id) + f"#post-{post_id}"
+
+
+@bp.post("/c/<slug>/forum/t/<int:thread_id>/watch")
+@login_required
+def watch(slug: str, thread_id: int):
+    campaign = _forum(slug)
+    require_member(campaign)
+    session = get_session()
+    found, _ = forum.get_thread(
+        session=session, campaign=campaign, thread_id=thread_id, viewer=_viewer(campaign)
+    )
+    on = request.form.get("watch") == "on"
+    forum.set_watch(
+        session=session, campaign=campaign, thread=found, user=current_account(), on=on, now=now()
+    )
+    session.commit()
+    flash(
+        "You watch this thread: new posts are emailed to you."
+        if on
+        else "You no longer watch this thread.",
+        "ok",
+    )
+    return redirect(url_for("forum.thread", slug=slug, thread_id=thread_id))
+
+
+@bp.route("/c/<slug>/forum/posts/<int:post_id>/edit", methods=["GET", "POST"])
+@login_required
+def edit(slug: str, post_id: int):
+    campaign = _forum(slug)
+    require_member(campaign)
+    session = get_session()
+    post = forum.get_post(
+        session=session, campaign=campaign, post_id=post_id, viewer=_viewer(campaign)
+    )
+    if request.method == "GET":
+        return render_template("forum/edit.html", campaign=campaign, post=post, body=post.body)
+    body = request.form.get("body", "")
+    try:
+        forum.edit_post(
+            session=session,
+            campaign=campaign,
+            post=post,
+            editor=current_account(),
+            body=body,
+            now=now(),
+        )
+        session.commit()
+    except UserError as exc:
+        if exc.status not in FORM_ERRORS:
+            raise
+        session.rollback()
+        page = render_template(
+            "forum/edit.html", campaign=campaign, post=post, body=body, error=str(exc)
+        )
+        return page, exc.status
+    flash("Post updated; the earlier version is kept for the GM.", "ok")
+    return redirect(_post_url(slug, post.thread_id, post.id))
+
+
+@bp.post("/c/<slug>/forum/posts/<int:post_id>/delete")
+@login_required
+def delete(slug: str, post_id: int):
+    campaign = _forum(slug)
+    require_member(campaign)
+    session = get_session()
+    post = forum.get_post(
+        session=session, campaign=campaign, post_id=post_id, viewer=_viewer(campaign)
+    )
+    forum.delete_post(
+        session=session, campaign=campaign, post=post, actor=current_account(), now=now()
+    )
+    session.commit()
+    flash("Post deleted. Its rolls stay on the record.", "ok")
+    return redirect(_post_url(slug, post.thread_id, post.id))
+
+
+@bp.get("/c/<slug>/forum/posts/<int:post_id>/history")
+@login_required
+def history(slug: str, post_id: int):
+    campaign = _forum(slug)
+    session, viewer = get_session(), _viewer(campaign)
+    post = forum.get_post(session=session, campaign=campaign, post_id=post_id, viewer=viewer)
+    revisions = forum.post_history(session=session, campaign=campaign, post=post, viewer=viewer)
+    return render_template("forum/history.html", campaign=campaign, post=post, revisions=revisions)
+
+
+@bp.post("/c/<slug>/forum/start")
+@login_required
+def start(slug: str):
+    campaign = _forum(slug)
+    session = get_session()
+    commitment = forum.start_campaign(
+        session=session, campaign=campaign, actor=current_account(), now=now()
+    )
+    session.commit()
+    flash(f"The campaign is running. Dice commitment (SHA-256): {commitment}", "ok")
+    return redirect(url_for("forum.index", slug=slug))
+
+
+@bp.post("/c/<slug>/forum/end")
+@login_required
+def end(slug: str):
+    campaign = _forum(slug)
+    session = get_session()
+    forum.end_campaign(session=session, campaign=campaign, actor=current_account(), now=now())
+    session.commit()
+    flash("The campaign has ended and its seed is revealed: every roll can be checked.", "ok")
+    return redirect(url_for("forum.index", slug=slug))
+
+
+# -- character sheets ------------------------------------------------------------------------
+
+
+@bp.get("/c/<slug>/sheets/")
+def sheet_list(slug: str):
+    campaign = _forum(slug)
+    session = get_session()
+    return render_template(
+        "forum/sheets.html",
+        campaign=campaign,
+        characters=campaigns.characters(session=session, campaign=campaign),
+        sheets=sheets.sheets_of(session=session, campaign=campaign),
+    )
+
+
+@bp.get("/c/<slug>/sheets/<character>")
+def sheet(slug: str, character: str):
+    campaign = _forum(slug)
+    session = get_session()
+    found = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    row = sheets.get_sheet(session=session, character=found)
+    skills = sheets.one_skill_rows(row, found.name) if row and row.ruleset == "one" else []
+    return render_template(
+        "forum/sheet.html",
+        campaign=campaign,
+        character=found,
+        sheet=row,
+        skills=skills,
+        can_edit=_can_edit_sheet(campaign, found),
+    )
+
+
+def _can_edit_sheet(campaign: Campaign, character) -> bool:
+    return sheets.can_edit(
+        character=character, user=current_account(), membership=current_membership(campaign)
+    )
+
+
+@bp.route("/c/<slug>/sheets/<character>/edit", methods=["GET", "POST"])
+@login_required
+def sheet_edit(slug: str, character: str):
+    campaign = _forum(slug)
+    session = get_session()
+    found = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    row = sheets.get_sheet(session=session, character=found)
+    data = dict(row.data) if row else {}
+    error, status = None, 200
+    if request.method == "POST":
+        try:
+            data = _sheet_form(campaign)
+            sheets.save_sheet(
+                session=session,
+                campaign=campaign,
+                character=found,
+                data=data,
+                actor=current_account(),
+                membership=current_membership(campaign),
+                now=now(),
+            )
+            session.commit()
+            flash(f"{found.name}'s sheet is saved.", "ok")
+            return redirect(url_for("forum.sheet", slug=slug, character=found.slug))
+        except UserError as exc:
+            if exc.status not in FORM_ERRORS:
+                raise
+            session.rollback()
+            error, status = str(exc), exc.status
+    elif not _can_edit_sheet(campaign, found):
+        require_member(campaign)  # a stranger is told to log in or that they are not in it
+        raise Forbidden(f"only {found.name}'s player and the GM can change this sheet")
+    page = render_template(
+        "forum/sheet_edit.html",
+        campaign=campaign,
+        character=found,
+        data=data,
+        form=request.form if request.method == "POST" else None,
+        error=error,
+    )
+    return page, status
+
+
+def _sheet_form(campaign: Campaign) -> dict:
+    form = request.form
+    if campaign.ruleset != "one":
+        return sheets.parse_json(form.get("sheet", ""))
+    stats = {}
+    for stat in ("STR", "INT", "DEX", "HLT", "SPD"):
+        value = form.get(stat, "").strip()
+        if not value.lstrip("-").isdigit():
+            raise UserError(f"{stat} must be a whole number from 2 to 12")
+        stats[stat] = int(value)
+    lost = form.get("hit_points_lost", "0").strip() or "0"
+    if not lost.isdigit():
+        raise UserError("hit points lost must be a whole number, 0 or more")
+    return {
+        "stats": stats,
+        "skills": sheets.parse_skill_lines(form.get("skills", "")),
+        "hit_points_lost": int(lost),
+        "notes": form.get("notes", ""),
+    }
