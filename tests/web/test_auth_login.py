@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from flask import render_template
 from sqlmodel import select
 
 from pbp import create_app
@@ -139,3 +140,15 @@ def test_successful_logins_do_not_use_up_the_limit(client, auth):
     user = auth.create_user()
     for _ in range(12):
         assert auth.login(user).status_code == 302
+
+
+def test_account_nav_partial_logs_in_and_out(app, client, auth):
+    user = auth.create_user(display_name="Nav User")
+    with app.test_request_context("/c/x/?turn=2"):
+        html = render_template("auth/_account_nav.html")
+    assert 'href="/login?next=/c/x/?turn%3D2"' in html
+    auth.login(user)
+    with client:
+        client.get("/login")  # keeps this request's context, logged in, for rendering
+        html = render_template("auth/_account_nav.html")
+    assert "Nav User" in html and 'action="/logout"' in html and 'name="csrf_token"' in html

@@ -1,0 +1,86 @@
+"""A player's own settings in a campaign (blueprint `player`): where their character blogs.
+
+    GET/POST /c/<slug>/me/blog     built-in blog, or the address of the player's own blog
+
+Only the logged-in player's own character: the form carries the character's id, and a
+form for another character (say, one loaded before logging in as someone else) is
+refused with 403 rather than changing the wrong blog.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+
+from pbp.db import get_session
+from pbp.errors import Forbidden, UserError
+from pbp.models import utcnow
+from pbp.services import blogs, campaigns, play, polling
+from pbp.web.access import current_account, login_required, require_player
+
+bp = Blueprint("player", __name__, url_prefix="/c/<slug>/me")
+
+
+def now():
+    return current_app.config.get("PBP_CLOCK", utcnow)()
+
+
+def _my_character(session, campaign):
+    require_player(campaign)
+    character = play.character_of(session=session, campaign=campaign, user=current_account())
+    if character is None:
+        raise Forbidden("you have no character in this campaign yet")
+    return character
+
+
+@bp.route("/blog", methods=["GET", "POST"])
+@login_required
+def blog(slug: str):
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    character = _my_character(session, campaign)
+    row = blogs.blog_of(session=session, character=character)
+    form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
+    error, status = None, 200
+    if request.method == "POST":
+        if request.form.get("character_id", str(character.id)) != str(character.id):
+            raise Forbidden("this form changes another character's blog, not yours")
+        form = {"kind": request.form.get("kind", ""), "url": request.form.get("url", "").strip()}
+        try:
+            message = _change(session, character, form)
+        except UserError as exc:
+            session.rollback()
+            error, status = str(exc), exc.status
+        else:
+            session.commit()
+            flash(message, "ok")
+            return redirect(url_for("player.blog", slug=slug))
+    return render_template(
+        "player/blog.html",
+        campaign=campaign,
+        character=character,
+        blog=row,
+        form=form,
+        error=error,
+    ), status
+
+
+def _change(session, character, form: dict) -> str:
+    if form["kind"] == "builtin":
+        blogs.set_builtin_blog(
+            session=session, character=character, now=now(), actor=current_account()
+        )
+        return f"{character.name} now blogs here, on pbp."
+    if form["kind"] != "external":
+        raise UserError("choose the built-in blog or your own blog")
+    config = current_app.config
+    with polling.fetcher_from_config(config) as fetcher:
+        row = blogs.set_external_blog(
+            session=session,
+            character=character,
+            url=form["url"],
+            fetcher=fetcher,
+            allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
+            now=now(),
+            actor=current_account(),
+        )
+    return f"Found the feed {row.feed_url}: pbp reads it within a few minutes."
