@@ -6,8 +6,17 @@ every job (the Procfile's scale-out mode runs the scheduler in its own process i
 
 from __future__ import annotations
 
+import gc
+
 from flask import Flask
 from gunicorn.app.base import BaseApplication
+
+
+def freeze_startup_objects(_server=None, _worker=None) -> None:
+    """Move everything loaded at start-up out of the garbage collector's reach: a page
+    that builds a few thousand objects otherwise triggers full collections over the whole
+    app every dozen requests (150-230 ms each in the planet benchmark)."""
+    gc.freeze()
 
 
 class EmbeddedServer(BaseApplication):
@@ -18,6 +27,7 @@ class EmbeddedServer(BaseApplication):
     def load_config(self) -> None:
         for key, value in self.options.items():
             self.cfg.set(key, value)
+        self.cfg.set("post_fork", freeze_startup_objects)
         if self.with_scheduler:
             self.cfg.set("post_worker_init", self._start_scheduler)
 

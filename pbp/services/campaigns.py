@@ -124,5 +124,5 @@ def characters(*, session: Session, campaign: Campaign) -> list[Character]:
 
 def current_turn(*, session: Session, campaign: Campaign) -> Turn | None:
     return session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc()).limit(1)
     ).first()

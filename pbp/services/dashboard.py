@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, select
@@ -37,8 +38,9 @@ class Dashboard:
     tally: nw.Tally | None
     roster: list[RosterRow]
     events: list[Event]
-    entries: dict[int, Entry]
-    notes: dict[int, Note]
+    # This turn's entries and notes as read-only rows (tally.ENTRY_COLUMNS, NOTE_COLUMNS).
+    entries: dict[int, Any]
+    notes: dict[int, Any]
     rulings: list[Ruling]
     unmapped: list[Unmapped]
     warnings: list[str] = field(default_factory=list)
@@ -72,8 +74,10 @@ class Dashboard:
 
 
 def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
+    """The open (latest) turn's rows are read once and serve both the tally and the page:
+    a fixed number of queries, and no work on earlier turns."""
     turn = session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc()).limit(1)
     ).first()
     rows = session.exec(
         select(Character, Blog, User)
@@ -86,26 +90,14 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
     events, entries, notes, rulings = [], {}, {}, []
     result = None
     if turn is not None:
-        counts = Counter(
-            dict(
-                session.exec(
-                    select(Entry.character_id, sa.func.count())
-                    .where(Entry.turn_id == turn.id)
-                    .group_by(Entry.character_id)
-                ).all()
-            )
-        )
         events = list(session.exec(select(Event).where(Event.turn_id == turn.id)))
+        turn_rows = tally_service.load_turn(session=session, campaign=campaign, turn=turn)
         if campaign.ruleset == "noteworthy":
-            result = tally_service.tally(session=session, campaign=campaign, turn=turn)
-        entries = {e.id: e for e in session.exec(select(Entry).where(Entry.turn_id == turn.id))}
-        if entries:
-            notes = {n.id: n for n in session.exec(select(Note).where(Note.entry_id.in_(entries)))}
-        rulings = list(
-            session.exec(
-                select(Ruling).where(Ruling.turn_id == turn.id).order_by(Ruling.created_at)
-            )
-        )
+            result = tally_service.tally_of(campaign, turn, turn_rows)
+        entries = {e.id: e for e in turn_rows.entries}
+        notes = {n.id: n for n in turn_rows.notes}
+        counts = Counter(e.character_id for e in turn_rows.entries)
+        rulings = turn_rows.rulings
     roster = [RosterRow(c, u, b, counts.get(c.id, 0)) for c, b, u in rows]
     board = Dashboard(
         campaign,

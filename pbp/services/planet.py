@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlmodel import Session, select
 
@@ -15,12 +16,23 @@ from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
 from pbp.services import tally as tally_service
 
+NOTE_COLUMNS = (
+    Note.id,
+    Note.entry_id,
+    Note.author_character_id,
+    Note.author_name,
+    Note.body_html,
+    Note.published_at,
+    Note.stance,
+)
+
 
 @dataclass
 class PlanetEntry:
     entry: Entry
     author: Character
-    notes: list[tuple[Note, Character | None]] = field(default_factory=list)
+    # (note, its author): the note as a read-only row of NOTE_COLUMNS.
+    notes: list[tuple[Any, Character | None]] = field(default_factory=list)
     challenge: nw.ChallengeResult | None = None
 
 
@@ -31,7 +43,7 @@ class Planet:
     turn: Turn | None
     events: list[Event]
     entries: list[PlanetEntry]
-    turns: list[Turn]
+    turns: list[Any]  # (id, number) rows, the latest first
     filters: dict
 
 
@@ -50,33 +62,43 @@ def planet(
         )
     )
     by_id = {c.id: c for c in chars}
+    # Every turn's number for the filter, but only the latest turn's row: the others carry
+    # their standings and results, which this page never reads.
     turns = list(
         session.exec(
-            select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+            select(Turn.id, Turn.number)
+            .where(Turn.campaign_id == campaign.id)
+            .order_by(Turn.number.desc())
         )
     )
-    turn = turns[0] if turns else None
+    turn = None
+    if turns:
+        turn = session.exec(select(Turn).where(Turn.id == turns[0].id)).one()
     events = []
     if turn is not None:
         events = list(
             session.exec(select(Event).where(Event.turn_id == turn.id, Event.mode == "all"))
         )
-    query = select(Entry).where(Entry.character_id.in_(by_id) if by_id else False)
+    # The newest `limit` entries are picked by id first and only then read whole: sorting
+    # a long campaign's entries (thousands, bodies included) to keep 100 costs more than
+    # the rest of the page.
+    newest = select(Entry.id).where(Entry.character_id.in_(by_id) if by_id else False)
     if turn_number is not None:
         wanted = next((t.id for t in turns if t.number == turn_number), -1)
-        query = query.where(Entry.turn_id == wanted)
+        newest = newest.where(Entry.turn_id == wanted)
     if character_slug:
         wanted_ids = [c.id for c in chars if c.slug == character_slug] or [-1]
-        query = query.where(Entry.character_id.in_(wanted_ids))
+        newest = newest.where(Entry.character_id.in_(wanted_ids))
     if mood:
-        query = query.where(Entry.mood == nw.normalize_mood(mood))
-    rows = list(
-        session.exec(query.order_by(Entry.published_at.desc(), Entry.id.desc()).limit(limit))
-    )
+        newest = newest.where(Entry.mood == nw.normalize_mood(mood))
+    order = (Entry.published_at.desc(), Entry.id.desc())
+    newest = newest.order_by(*order).limit(limit)
+    rows = list(session.exec(select(Entry).where(Entry.id.in_(newest)).order_by(*order)))
     notes_by_entry: dict[int, list] = defaultdict(list)
     if rows:
+        # Up to 100 entries' notes, a thousand or more: read-only rows, not ORM objects.
         notes = session.exec(
-            select(Note)
+            select(*NOTE_COLUMNS)
             .where(Note.entry_id.in_([e.id for e in rows]))
             .order_by(Note.published_at, Note.id)
         )

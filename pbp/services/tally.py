@@ -1,19 +1,75 @@
 """Feed a turn's rows to the pure Noteworthy rules and return its Tally.
 
 A fixed number of queries per tally (characters, entries, revisions, notes, rulings),
-whatever the number of entries and notes.
+whatever the number of entries and notes. The planet, the dashboard and an open
+challenge's page all tally the open turn on every view, so the rows are read as plain
+column tuples (no ORM objects: a crowded turn has thousands of notes, and nothing here
+changes them), and the visible text of each stored body is computed once per process.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from sqlmodel import Session, select
 
 from pbp.markup import plain_text
 from pbp.models import Campaign, Character, Entry, EntryRevision, Note, Ruling, Turn
 from pbp.rules import noteworthy as nw
+
+# The visible text is a pure function of the stored body, so it is cached by the body
+# itself (an edited body is a new key): the open turn is tallied on every page view, and
+# sanitizing every note again each time was a quarter of the tally. 16k bodies: a few
+# crowded turns of several campaigns, some megabytes at most.
+_visible_text = functools.lru_cache(maxsize=16_384)(plain_text)
+
+# The columns the rules read (attribute access on the rows works like on the models, so
+# the pages can show these rows too).
+CHARACTER_COLUMNS = (Character.id, Character.name, Character.status, Character.aliases)
+ENTRY_COLUMNS = (
+    Entry.id,
+    Entry.character_id,
+    Entry.turn_id,
+    Entry.title,
+    Entry.body_html,
+    Entry.mood_raw,
+    Entry.mood,
+    Entry.published_at,
+    Entry.first_seen_at,
+)
+REVISION_COLUMNS = (
+    EntryRevision.entry_id,
+    EntryRevision.seen_at,
+    EntryRevision.mood_raw,
+    EntryRevision.mood,
+)
+NOTE_COLUMNS = (
+    Note.id,
+    Note.entry_id,
+    Note.author_character_id,
+    Note.author_name,
+    Note.body_html,
+    Note.published_at,
+    Note.first_seen_at,
+    Note.stance,
+    Note.fate_text,
+)
+
+
+@dataclass(frozen=True)
+class TurnRows:
+    """One turn's rows as the tally reads them: read-only column rows (see the *_COLUMNS
+    above), entries by id, notes in arrival order, revisions oldest first per entry."""
+
+    characters: list[Any]
+    entries: list[Any]
+    revisions: dict[int, list[Any]]
+    notes: list[Any]
+    rulings: list[Ruling]
 
 
 def rules_settings(campaign: Campaign, characters: list[Character]) -> nw.Settings:
@@ -40,7 +96,7 @@ def standings_at_start(turn: Turn, characters: list[Character]) -> tuple[nw.Char
     return tuple(result)
 
 
-def _rules_entry(entry: Entry, turn: Turn, versions: list[EntryRevision]) -> nw.Entry:
+def _rules_entry(entry: Any, turn: Turn, versions: list[Any]) -> nw.Entry:
     first_mood = versions[0].mood_raw if versions else entry.mood_raw
     revisions, last = [], first_mood
     for version in versions[1:]:
@@ -54,24 +110,30 @@ def _rules_entry(entry: Entry, turn: Turn, versions: list[EntryRevision]) -> nw.
         published=entry.published_at or entry.first_seen_at,
         mood=first_mood,
         title=entry.title,
-        text=plain_text(entry.body_html),
+        text=_visible_text(entry.body_html),
         revisions=tuple(revisions),
         first_seen=entry.first_seen_at,
     )
 
 
-def _rules_note(note: Note) -> nw.Note:
+_STANCES = {stance.value: stance for stance in nw.Stance}
+
+
+def _rules_note(note: Any) -> nw.Note:
+    # Unpacked by position (NOTE_COLUMNS' order): a crowded turn has thousands of notes,
+    # and a row's attribute lookup costs many times its tuple unpacking.
+    note_id, entry_id, author_id, author_name, body_html, published, first_seen, stance, fate = note
     return nw.Note(
-        id=note.id,
-        entry_id=note.entry_id,
-        author_id=note.author_character_id,
-        published=note.published_at or note.first_seen_at,
-        text=plain_text(note.body_html),
-        stance=nw.Stance(note.stance),
-        arrival=note.id,
-        first_seen=note.first_seen_at,
-        author_label=note.author_name,
-        fate=note.fate_text,
+        id=note_id,
+        entry_id=entry_id,
+        author_id=author_id,
+        published=published or first_seen,
+        text=_visible_text(body_html),
+        stance=_STANCES.get(stance) or nw.Stance(stance),
+        arrival=note_id,
+        first_seen=first_seen,
+        author_label=author_name,
+        fate=fate,
     )
 
 
@@ -84,39 +146,57 @@ def rules_ruling(ruling: Ruling) -> nw.Ruling:
     )
 
 
-def turn_input(*, session: Session, campaign: Campaign, turn: Turn) -> nw.TurnInput:
-    characters = list(
-        session.exec(
-            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
-        )
-    )
-    entries = list(session.exec(select(Entry).where(Entry.turn_id == turn.id).order_by(Entry.id)))
+def load_turn(*, session: Session, campaign: Campaign, turn: Turn) -> TurnRows:
+    """Five queries whatever the turn's size."""
+    characters = session.exec(
+        select(*CHARACTER_COLUMNS)
+        .where(Character.campaign_id == campaign.id)
+        .order_by(Character.id)
+    ).all()
+    entries = session.exec(
+        select(*ENTRY_COLUMNS).where(Entry.turn_id == turn.id).order_by(Entry.id)
+    ).all()
     entry_ids = [e.id for e in entries]
-    versions: dict[int, list[EntryRevision]] = defaultdict(list)
-    notes: list[Note] = []
+    versions: dict[int, list[Any]] = defaultdict(list)
+    notes: list[Any] = []
     if entry_ids:
         for rev in session.exec(
-            select(EntryRevision)
+            select(*REVISION_COLUMNS)
             .where(EntryRevision.entry_id.in_(entry_ids))
             .order_by(EntryRevision.seen_at, EntryRevision.id)
         ):
             versions[rev.entry_id].append(rev)
-        notes = list(session.exec(select(Note).where(Note.entry_id.in_(entry_ids))))
+        notes = session.exec(
+            select(*NOTE_COLUMNS).where(Note.entry_id.in_(entry_ids)).order_by(Note.id)
+        ).all()
     rulings = session.exec(
         select(Ruling)
         .where(Ruling.campaign_id == campaign.id, Ruling.turn_id == turn.id)
         .order_by(Ruling.created_at, Ruling.id)
-    )
+    ).all()
+    return TurnRows(list(characters), list(entries), versions, list(notes), list(rulings))
+
+
+def input_of(campaign: Campaign, turn: Turn, rows: TurnRows) -> nw.TurnInput:
     return nw.TurnInput(
         number=turn.number,
         closes=turn.closed_at,
         opens=turn.opened_at,
-        characters=standings_at_start(turn, characters),
-        entries=tuple(_rules_entry(e, turn, versions[e.id]) for e in entries),
-        notes=tuple(_rules_note(n) for n in notes),
-        rulings=tuple(rules_ruling(r) for r in rulings),
-        settings=rules_settings(campaign, characters),
+        characters=standings_at_start(turn, rows.characters),
+        entries=tuple(_rules_entry(e, turn, rows.revisions.get(e.id, [])) for e in rows.entries),
+        notes=tuple(_rules_note(n) for n in rows.notes),
+        rulings=tuple(rules_ruling(r) for r in rows.rulings),
+        settings=rules_settings(campaign, rows.characters),
     )
+
+
+def turn_input(*, session: Session, campaign: Campaign, turn: Turn) -> nw.TurnInput:
+    return input_of(campaign, turn, load_turn(session=session, campaign=campaign, turn=turn))
+
+
+def tally_of(campaign: Campaign, turn: Turn, rows: TurnRows) -> nw.Tally:
+    """The tally of rows already loaded (the dashboard shows the same rows)."""
+    return nw.tally_turn(input_of(campaign, turn, rows))
 
 
 def tally(*, session: Session, campaign: Campaign, turn: Turn) -> nw.Tally:

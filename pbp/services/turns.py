@@ -47,7 +47,9 @@ def audit(session: Session, campaign: Campaign, actor: User | None, action: str,
 
 
 def latest_turn(*, session: Session, campaign: Campaign, lock: bool = False) -> Turn | None:
-    query = select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+    query = (
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc()).limit(1)
+    )
     if lock:
         query = query.with_for_update()
     return session.exec(query).first()

@@ -257,8 +257,9 @@ def character_page(slug: str, character: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     who = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    # The list shows titles only: no bodies read for up to 100 entries.
     entries = session.exec(
-        select(Entry)
+        select(Entry.id, Entry.title, Entry.mood_raw, Entry.published_at)
         .where(Entry.character_id == who.id)
         .order_by(Entry.published_at.desc(), Entry.id.desc())
         .limit(100)
