@@ -11,6 +11,7 @@ from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from pbp import create_app, db, migrate
+from pbp.bench_cli import bench
 from pbp.errors import PbpError
 from pbp.forum_cli import verify_rolls
 
@@ -134,6 +135,7 @@ def demo(port: int, no_serve: bool) -> None:
 
 
 cli.add_command(verify_rolls)
+cli.add_command(bench)
 
 
 def main() -> None:

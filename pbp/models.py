@@ -380,3 +380,7 @@ class OutboxMessage(SQLModel, table=True):
 
 
 from pbp import models_forum  # noqa: E402,F401  (forum tables; registers them on the metadata)
+
+from pbp import models_api  # noqa: E402,F401  (API tables)  # isort: skip
+
+from pbp import models_cards  # noqa: E402,F401  (card game tables)

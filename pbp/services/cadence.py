@@ -83,7 +83,20 @@ def due_campaigns(*, session: Session, now: datetime) -> list[int]:
 
 
 def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -> Advance:
-    """Close the overdue turn, and carry on as far as the rules allow without a referee."""
+    """Close the overdue turn, and carry on as far as the rules allow without a referee.
+
+    Under the campaign's lock the turn is read again: another worker may have advanced it
+    since the due list was made (then this is a no-op)."""
+    turns.lock_campaign(session, campaign)
+    session.refresh(campaign)
+    current = turns.latest_turn(session=session, campaign=campaign)
+    if (
+        current is None
+        or current.status != "open"
+        or not current.deadline
+        or current.deadline > now
+    ):
+        return Advance(campaign.id, current.number if current else 0, "not due")
     turn = turns.close_turn(session=session, campaign=campaign, actor=None, now=now)
     result = tally_service.tally(session=session, campaign=campaign, turn=turn)
     if result.flags or result.needs_ruling:

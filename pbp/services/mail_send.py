@@ -276,14 +276,20 @@ def _claim(session: Session, now: datetime, batch_key: str | None, limit: int) -
         candidates = candidates.where(
             OutboxMessage.dedupe_key.startswith(batch_key, autoescape=True)
         )
-    # SKIP LOCKED on PostgreSQL; SQLite ignores it and serialises the UPDATE instead. The
-    # repeated _due() makes the UPDATE conditional: a row claimed meanwhile is left alone.
     candidates = (
         candidates.order_by(OutboxMessage.id).limit(limit).with_for_update(skip_locked=True)
     )
+    if session.get_bind().dialect.name == "sqlite":
+        # One UPDATE takes SQLite's write lock at once (a read first could go stale).
+        wanted = candidates
+    else:
+        # PostgreSQL: select the ids (SKIP LOCKED) first. A single UPDATE ... WHERE id IN
+        # (subquery LIMIT n) may re-run the subquery per row and claim far more than n.
+        wanted = list(session.execute(candidates).scalars())
+    # The repeated _due() keeps the UPDATE conditional: a row claimed meanwhile is left alone.
     claim = (
         sa.update(OutboxMessage)
-        .where(OutboxMessage.id.in_(candidates), _due(now))
+        .where(OutboxMessage.id.in_(wanted), _due(now))
         .values(status="sending", attempts=OutboxMessage.attempts + 1, next_attempt_at=now + LEASE)
         .returning(OutboxMessage.id)
         .execution_options(synchronize_session=False)

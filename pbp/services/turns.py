@@ -55,7 +55,7 @@ def latest_turn(*, session: Session, campaign: Campaign, lock: bool = False) -> 
     return session.exec(query).first()
 
 
-def _lock_campaign(session: Session, campaign: Campaign) -> None:
+def lock_campaign(session: Session, campaign: Campaign) -> None:
     """Serialize turn changes per campaign.
 
     PostgreSQL: a row lock. SQLite has no row locks: a no-op UPDATE takes the database's
@@ -95,7 +95,7 @@ def post_event(
     """
     if not text.strip() and not tailored:
         raise UserError("an event needs a description")
-    _lock_campaign(session, campaign)
+    lock_campaign(session, campaign)
     previous = latest_turn(session=session, campaign=campaign)
     if expected_number is not None and previous and previous.number == expected_number:
         return previous  # the same request again: already done
@@ -150,7 +150,7 @@ def post_event(
 
 def close_turn(*, session: Session, campaign: Campaign, actor: User | None, now: datetime) -> Turn:
     """Stop notes from counting and freeze the tally. Closing a closed turn is a no-op."""
-    _lock_campaign(session, campaign)
+    lock_campaign(session, campaign)
     turn = latest_turn(session=session, campaign=campaign)
     if turn is None:
         raise Conflict("there is no turn to close: post the first event")
@@ -218,7 +218,7 @@ def resolve_turn(
 ) -> tuple[Turn, nw.Tally]:
     """Apply a closed turn's outcomes atomically: losers become outsiders, the winner of
     a final wins. Refused while any outcome needs a ruling. Resolving twice is a no-op."""
-    _lock_campaign(session, campaign)
+    lock_campaign(session, campaign)
     turn = latest_turn(session=session, campaign=campaign)
     if turn is None or turn.status == "open":
         raise Conflict("close the turn before resolving it")

@@ -8,7 +8,20 @@ from pbp.errors import PbpError, SchemaBehind, UserError
 
 
 def init_app(app: Flask) -> None:
-    from pbp.web import auth, blog, feeds, forum, history, mail, player, public, referee
+    from pbp import api
+    from pbp.web import (
+        auth,
+        blog,
+        cards,
+        feeds,
+        forum,
+        history,
+        mail,
+        player,
+        public,
+        referee,
+        tokens,
+    )
 
     auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
     app.register_blueprint(public.bp)
@@ -17,7 +30,10 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(referee.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(forum.bp)
+    app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)
+    app.register_blueprint(tokens.bp)
+    api.init_app(app)  # /api/v1: bearer tokens instead of cookies, problem+json errors
     app.register_blueprint(blog.bp)  # last: its /c/<slug>/<character>/ routes are catch-alls
     app.register_error_handler(UserError, _user_error)
     app.register_error_handler(SchemaBehind, _schema_behind)

@@ -222,11 +222,11 @@ def add_character(slug: str):
     aliases = [a.strip() for a in request.form.get("aliases", "").split(",") if a.strip()]
     feed_url = (request.form.get("feed_url") or "").strip() or None
     if feed_url:
-        from adapters import BlockedURL, check_url
+        from adapters import FeedError, check_url
 
         try:
             check_url(feed_url, allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"])
-        except BlockedURL as exc:
+        except FeedError as exc:  # blocked, malformed, or a host that does not resolve
             raise UserError(exc.message) from exc
     character = campaigns.add_character(
         session=session,
@@ -245,7 +245,8 @@ def add_character(slug: str):
 def map_commenter(slug: str):
     session, campaign = _campaign(slug)
     character_id = _int("character_id")
-    if session.get(Character, character_id) is None:
+    character = session.get(Character, character_id)
+    if character is None or character.campaign_id != campaign.id:
         raise UserError("choose a character of this campaign")
     kind = request.form.get("kind", "name")
     if kind not in ("name", "uri", "email_hash"):

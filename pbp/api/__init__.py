@@ -1,0 +1,35 @@
+"""pbp's JSON API at /api/v1: the pages' operations for scripts and other clients.
+
+Each operation calls the same services with the same permission checks as its page
+(pbp.web.access), so the API can do nothing a person could not do on the site. Callers
+authenticate with a personal token (`Authorization: Bearer`, made on /account/tokens);
+errors are RFC 9457 problem details; the OpenAPI 3.1 document at /api/v1/openapi.json and
+the page at /api/v1/docs are generated from the route table in pbp.api.registry.
+
+Wiring (pbp.web.init_app, after the other blueprints): `api.init_app(app)`.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from pbp.api import bearer, problems
+from pbp.api.registry import OPERATIONS, bp
+
+# The modules whose decorators fill the route table.
+from pbp.api import campaigns, docs, entries, forum, turns  # noqa: E402,F401  # isort: skip
+
+__all__ = ["OPERATIONS", "bp", "init_app"]
+
+bp.before_request(bearer.start_as_visitor)
+problems.attach(bp)
+
+
+def init_app(app: Flask) -> None:
+    """Register the API: token auth instead of cookies (so no CSRF token), and problem
+    details for addresses under /api/v1 that match no operation."""
+    from pbp.web.auth import csrf
+
+    csrf.exempt(bp)
+    app.register_blueprint(bp)
+    problems.register_routing_errors(app)

@@ -1,0 +1,247 @@
+"""Campaigns, characters and the roster; the referee's commenter map and "poll now"."""
+
+from __future__ import annotations
+
+from flask import current_app
+
+from pbp.api import schemas as s
+from pbp.api.convert import campaign_out, character_out, feed_health
+from pbp.api.registry import Call, operation
+from pbp.db import database
+from pbp.errors import Conflict, NotFound, UserError
+from pbp.services import api_reads, blog, campaigns, dashboard, feeds, ingest, polling, turns
+from pbp.services.api_reads import Page
+from pbp.web.access import current_membership, require_referee
+
+
+def _role(campaign) -> str | None:
+    member = current_membership(campaign)
+    return member.role if member else None
+
+
+@operation("GET", "/me", tag="account", access="user", response=s.MeOut)
+def me(call: Call) -> s.MeOut:
+    """Who the token belongs to, and what it may do."""
+    token = call.token
+    return s.MeOut(
+        id=call.user.id,
+        display_name=call.user.display_name,
+        token=s.TokenOut(
+            name=token.name,
+            scope=token.scope,
+            created_at=token.created_at,
+            last_used_at=token.last_used_at,
+        ),
+    )
+
+
+@operation(
+    "GET", "/campaigns", tag="campaigns", access="public", response=s.CampaignOut, paginated=True
+)
+def list_campaigns(call: Call) -> Page:
+    """Every campaign, oldest first (the site's front page lists them all)."""
+    page = api_reads.campaigns_page(session=call.session, after=call.after, limit=call.query.limit)
+    roles = api_reads.roles_of(
+        session=call.session, user=call.user, campaign_ids=[c.id for c in page.items]
+    )
+    return Page([campaign_out(c, roles.get(c.id)) for c in page.items], page.next_after)
+
+
+@operation(
+    "POST",
+    "/campaigns",
+    tag="campaigns",
+    access="user",
+    body=s.CampaignIn,
+    response=s.CampaignOut,
+    status=201,
+)
+def create_campaign(call: Call) -> s.CampaignOut:
+    """Start a campaign; you referee it (anyone with an account may, as on the site)."""
+    campaign = campaigns.create_campaign(
+        session=call.session, referee=call.user, name=call.body.name, ruleset=call.body.ruleset
+    )
+    return campaign_out(campaign, "referee")
+
+
+@operation("GET", "/campaigns/<slug>", tag="campaigns", access="public", response=s.CampaignOut)
+def get_campaign(call: Call, slug: str) -> s.CampaignOut:
+    """One campaign, with your role in it."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    return campaign_out(campaign, _role(campaign))
+
+
+# -- characters ----------------------------------------------------------------------------
+
+
+@operation(
+    "GET",
+    "/campaigns/<slug>/characters",
+    tag="characters",
+    access="public",
+    response=s.CharacterOut,
+    paginated=True,
+)
+def list_characters(call: Call, slug: str) -> Page:
+    """The campaign's characters and where each one blogs (their pages are public)."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    page = api_reads.characters_page(
+        session=call.session, campaign=campaign, after=call.after, limit=call.query.limit
+    )
+    return Page([character_out(c, b) for c, b in page.items], page.next_after)
+
+
+@operation(
+    "GET",
+    "/campaigns/<slug>/characters/<character>",
+    tag="characters",
+    access="public",
+    response=s.CharacterOut,
+)
+def get_character(call: Call, slug: str, character: str) -> s.CharacterOut:
+    """One character, by slug."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    found = feeds.character_by_slug(session=call.session, campaign=campaign, slug=character)
+    return character_out(found, blog.blog_of(session=call.session, character=found))
+
+
+@operation(
+    "POST",
+    "/campaigns/<slug>/characters",
+    tag="characters",
+    access="referee",
+    body=s.CharacterIn,
+    response=s.CharacterOut,
+    status=201,
+)
+def add_character(call: Call, slug: str) -> s.CharacterOut:
+    """Add a character to the roster, with a blog on pbp or the feed of their own blog.
+
+    A feed address is checked as the roster form checks it: http(s) only, and never an
+    address inside a private network.
+    """
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    feed_url = (call.body.feed_url or "").strip() or None
+    if feed_url:
+        _check_feed_url(feed_url)
+    character = campaigns.add_character(
+        session=call.session,
+        campaign=campaign,
+        name=call.body.name,
+        feed_url=feed_url,
+        aliases=[a.strip() for a in call.body.aliases if a.strip()],
+    )
+    turns.audit(call.session, campaign, call.user, "add_character", name=character.name)
+    return character_out(character, blog.blog_of(session=call.session, character=character))
+
+
+def _check_feed_url(url: str) -> None:
+    from adapters import FeedError, check_url
+
+    try:
+        check_url(url, allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"])
+    except FeedError as exc:  # blocked, or a host that does not resolve
+        raise UserError(exc.message) from exc
+
+
+@operation(
+    "GET",
+    "/campaigns/<slug>/roster",
+    tag="characters",
+    access="referee",
+    response=s.RosterRowOut,
+    paginated=True,
+)
+def roster(call: Call, slug: str) -> Page:
+    """The referee's roster: players, feed health and entries this turn."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    board = dashboard.dashboard(session=call.session, campaign=campaign)
+    page = api_reads.paginate(
+        board.roster, lambda r: r.character.id, after=call.after, limit=call.query.limit
+    )
+    rows = [
+        s.RosterRowOut(
+            character=character_out(r.character, r.blog),
+            player=s.PlayerOut(id=r.player.id, display_name=r.player.display_name)
+            if r.player
+            else None,
+            feed=feed_health(r.blog),
+            entries_this_turn=r.entries_this_turn,
+        )
+        for r in page.items
+    ]
+    return Page(rows, page.next_after)
+
+
+@operation(
+    "POST",
+    "/campaigns/<slug>/commenters",
+    tag="characters",
+    access="referee",
+    body=s.CommenterIn,
+    response=s.CommenterOut,
+    status=201,
+)
+def map_commenter(call: Call, slug: str) -> s.CommenterOut:
+    """Say which character a commenter on an external blog is; their waiting notes count."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    body = call.body
+    try:
+        api_reads.character_by_id(
+            session=call.session, campaign=campaign, character_id=body.character_id
+        )
+    except NotFound as exc:
+        raise UserError("choose a character of this campaign") from exc
+    if not body.value.strip():
+        raise UserError("say which name, address or email hash the commenter uses")
+    if api_reads.alias_taken(
+        session=call.session, campaign=campaign, kind=body.kind, value=body.value
+    ):
+        raise Conflict("that commenter is mapped already")
+    mapped = ingest.map_author(
+        session=call.session,
+        campaign_id=campaign.id,
+        character_id=body.character_id,
+        kind=body.kind,
+        value=body.value,
+    )
+    turns.audit(call.session, campaign, call.user, "map_commenter", character=body.character_id)
+    return s.CommenterOut(mapped_notes=mapped)
+
+
+@operation(
+    "POST",
+    "/campaigns/<slug>/characters/<character>/poll",
+    tag="characters",
+    access="referee",
+    response=s.PollOut,
+)
+def poll_now(call: Call, slug: str, character: str) -> s.PollOut:
+    """Fetch this character's external blog now and store what it has (synchronous).
+
+    The dashboard's button asks the scheduler to poll within a minute; a script wants the
+    result before its next step, so this runs the same poller in the request.
+    """
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    found = feeds.character_by_slug(session=call.session, campaign=campaign, slug=character)
+    row = blog.blog_of(session=call.session, character=found)
+    if row.kind != "external":
+        raise UserError("that is not an external blog of this campaign")
+    call.session.commit()  # the poller writes through its own connections
+    outcome = polling.poll_blog(
+        engine=database(current_app).engine,
+        blog_id=row.id,
+        fetcher=polling.app_fetcher(current_app),
+        now=call.now,
+    )
+    return s.PollOut(
+        status=outcome.status,
+        error=outcome.error,
+        new_entries=outcome.report.new_entries,
+        changed_entries=outcome.report.changed_entries,
+        new_notes=outcome.report.new_notes,
+    )

@@ -1,0 +1,260 @@
+"""Forum campaigns: threads, posts and their rolls, as the forum pages show and take them.
+
+What a caller may read is decided by pbp.services.forum (`visible_posts`, `roll_view`)
+for the caller's viewer, exactly as on the pages; writes go through the same services.
+"""
+
+from __future__ import annotations
+
+from flask import current_app
+
+from pbp.api import schemas as s
+from pbp.api.registry import Call, operation
+from pbp.services import api_reads, campaigns, forum, rolls
+from pbp.services.api_reads import Page
+from pbp.services.mail import MailSettings
+from pbp.web.access import require_member
+
+FORUM = "/campaigns/<slug>/forum"
+
+
+def _forum(call: Call, slug: str):
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    forum.require_forum(campaign)
+    return campaign, forum.viewer_for(session=call.session, campaign=campaign, user=call.user)
+
+
+def _mail() -> MailSettings:
+    return MailSettings.from_config(current_app.config)
+
+
+def roll_out(view: rolls.RollView) -> s.RollOut:
+    return s.RollOut(
+        id=view.id,
+        number=view.number,
+        visibility=view.visibility,
+        state=view.state,
+        created_at=view.created_at,
+        command=view.command,
+        note=view.note,
+        result=view.result,
+        text=view.text,
+    )
+
+
+def post_out(view: forum.PostView) -> s.PostOut:
+    return s.PostOut(
+        id=view.id,
+        thread_id=view.thread_id,
+        author=view.author,
+        character=view.character,
+        kind=view.kind,
+        audience=view.audience,
+        recipients=list(view.recipients),
+        body=view.body,
+        html=view.html,
+        deleted=view.deleted,
+        created_at=view.created_at,
+        edited_at=view.edited_at,
+        rolls=[roll_out(r) for r in view.rolls],
+        can_edit=view.can_edit,
+    )
+
+
+def _draft(body: s.PostIn) -> forum.Draft:
+    return forum.Draft(
+        body=body.body,
+        kind=body.kind,
+        audience=body.audience,
+        recipient_ids=tuple(body.recipient_ids),
+        character_id=body.character_id,
+        roll_visibility=body.roll_visibility,
+    )
+
+
+def _view_of(call: Call, campaign, viewer, post) -> s.PostOut:
+    _, views = forum.get_thread(
+        session=call.session, campaign=campaign, thread_id=post.thread_id, viewer=viewer
+    )
+    return post_out(next(v for v in views if v.id == post.id))
+
+
+@operation("GET", FORUM, tag="forum", access="public", response=s.ForumStateOut)
+def forum_state(call: Call, slug: str) -> s.ForumStateOut:
+    """Whether play runs, and the dice seed's commitment (and the seed, after the end)."""
+    campaign, _ = _forum(call, slug)
+    return _state(call, campaign)
+
+
+def _state(call: Call, campaign) -> s.ForumStateOut:
+    secret = rolls.get_secret(session=call.session, campaign=campaign)
+    return s.ForumStateOut(
+        status=campaign.status,
+        commitment=secret.commitment if secret else None,
+        seed=rolls.revealed_seed(secret),
+    )
+
+
+@operation(
+    "GET",
+    FORUM + "/threads",
+    tag="forum",
+    access="public",
+    response=s.ThreadOut,
+    paginated=True,
+)
+def list_threads(call: Call, slug: str) -> Page:
+    """The threads with a post you may read, by id; counts and times are of those posts."""
+    campaign, viewer = _forum(call, slug)
+    summaries = forum.list_threads(session=call.session, campaign=campaign, viewer=viewer)
+    page = api_reads.paginate(summaries, lambda t: t.id, after=call.after, limit=call.query.limit)
+    items = [
+        s.ThreadOut(id=t.id, title=t.title, posts=t.posts, last_post_at=t.last_post_at)
+        for t in page.items
+    ]
+    return Page(items, page.next_after)
+
+
+@operation(
+    "POST",
+    FORUM + "/threads",
+    tag="forum",
+    access="member",
+    body=s.ThreadIn,
+    response=s.PostOut,
+    status=201,
+)
+def create_thread(call: Call, slug: str) -> s.PostOut:
+    """Open a thread (a scene) with its first post; its /roll lines are rolled now."""
+    campaign, viewer = _forum(call, slug)
+    require_member(campaign)
+    post = forum.create_thread(
+        session=call.session,
+        campaign=campaign,
+        author=call.user,
+        title=call.body.title,
+        draft=_draft(call.body.post),
+        mail=_mail(),
+        now=call.now,
+    )
+    return _view_of(call, campaign, viewer, post)
+
+
+@operation(
+    "GET",
+    FORUM + "/threads/<int:thread_id>/posts",
+    tag="forum",
+    access="public",
+    response=s.PostOut,
+    paginated=True,
+)
+def list_posts(call: Call, slug: str, thread_id: int) -> Page:
+    """A thread's posts you may read, oldest first, each with its rolls as you may see them."""
+    campaign, viewer = _forum(call, slug)
+    _, views = forum.get_thread(
+        session=call.session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+    page = api_reads.paginate(views, lambda v: v.id, after=call.after, limit=call.query.limit)
+    return Page([post_out(v) for v in page.items], page.next_after)
+
+
+@operation(
+    "POST",
+    FORUM + "/threads/<int:thread_id>/posts",
+    tag="forum",
+    access="member",
+    body=s.PostIn,
+    response=s.PostOut,
+    status=201,
+)
+def reply(call: Call, slug: str, thread_id: int) -> s.PostOut:
+    """Post in a thread; its /roll lines are rolled now, with the campaign's seed."""
+    campaign, viewer = _forum(call, slug)
+    require_member(campaign)
+    thread, _ = forum.get_thread(
+        session=call.session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+    post = forum.create_post(
+        session=call.session,
+        campaign=campaign,
+        thread=thread,
+        author=call.user,
+        draft=_draft(call.body),
+        mail=_mail(),
+        now=call.now,
+    )
+    return _view_of(call, campaign, viewer, post)
+
+
+@operation(
+    "PUT",
+    FORUM + "/posts/<int:post_id>",
+    tag="forum",
+    access="member",
+    body=s.PostEdit,
+    response=s.PostOut,
+)
+def edit_post(call: Call, slug: str, post_id: int) -> s.PostOut:
+    """Change your post's text (the GM: any post); the earlier versions are kept."""
+    campaign, viewer = _forum(call, slug)
+    require_member(campaign)
+    post = forum.get_post(session=call.session, campaign=campaign, post_id=post_id, viewer=viewer)
+    forum.edit_post(
+        session=call.session,
+        campaign=campaign,
+        post=post,
+        editor=call.user,
+        body=call.body.body,
+        now=call.now,
+    )
+    return _view_of(call, campaign, viewer, post)
+
+
+@operation(
+    "DELETE",
+    FORUM + "/posts/<int:post_id>",
+    tag="forum",
+    access="member",
+    response=s.PostOut,
+)
+def delete_post(call: Call, slug: str, post_id: int) -> s.PostOut:
+    """Delete your post (the GM: any post): its text is hidden, its rolls stay."""
+    campaign, viewer = _forum(call, slug)
+    require_member(campaign)
+    post = forum.get_post(session=call.session, campaign=campaign, post_id=post_id, viewer=viewer)
+    forum.delete_post(
+        session=call.session, campaign=campaign, post=post, actor=call.user, now=call.now
+    )
+    return _view_of(call, campaign, viewer, post)
+
+
+@operation(
+    "GET",
+    FORUM + "/rolls/<roll_id>",
+    tag="forum",
+    access="public",
+    response=s.RollPageOut,
+)
+def get_roll(call: Call, slug: str, roll_id: str) -> s.RollPageOut:
+    """A roll's permanent record, and its post if you may read that."""
+    campaign, viewer = _forum(call, slug)
+    view, post = forum.get_roll_view(
+        session=call.session, campaign=campaign, roll_id=roll_id, viewer=viewer
+    )
+    return s.RollPageOut(roll=roll_out(view), post=post_out(post) if post else None)
+
+
+@operation("POST", FORUM + "/start", tag="forum", access="referee", response=s.ForumStateOut)
+def start(call: Call, slug: str) -> s.ForumStateOut:
+    """Open play and publish the dice seed's commitment (the GM)."""
+    campaign, _ = _forum(call, slug)
+    forum.start_campaign(session=call.session, campaign=campaign, actor=call.user, now=call.now)
+    return _state(call, campaign)
+
+
+@operation("POST", FORUM + "/end", tag="forum", access="referee", response=s.ForumStateOut)
+def end(call: Call, slug: str) -> s.ForumStateOut:
+    """End play and reveal the seed, so anyone can check every roll (the GM)."""
+    campaign, _ = _forum(call, slug)
+    forum.end_campaign(session=call.session, campaign=campaign, actor=call.user, now=call.now)
+    return _state(call, campaign)

@@ -1,0 +1,496 @@
+"""The API's request and response bodies: SQLModel (pydantic) models.
+
+They validate what comes in and describe what goes out, and the OpenAPI document's
+schemas are generated from them (pbp.api.openapi), so the document cannot drift from the
+code. Limits mirror the database columns: a value the API accepts always fits the row.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, ConfigDict
+from sqlmodel import Field, SQLModel
+
+from pbp.rules import noteworthy as nw
+from pbp.services.campaigns import RULESETS
+
+MAX_ID = 2**31 - 1  # PostgreSQL `integer`
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("text cannot contain NUL characters")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_no_nul)]
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+Ruleset = Literal[RULESETS]  # type: ignore[valid-type]
+RulingKind = Literal[tuple(k.value for k in nw.RulingKind)]  # type: ignore[valid-type]
+
+
+class Body(SQLModel):
+    """A request body: unknown fields are refused, so a misspelt field is not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Out(SQLModel):
+    """A response body."""
+
+
+# -- errors --------------------------------------------------------------------------------
+
+
+class FieldProblem(Out):
+    location: str = Field(description="Where: body.<field>, query.<name> or header.<name>.")
+    message: str
+
+
+class Problem(Out):
+    """RFC 9457 problem details; `detail` says what to change."""
+
+    type: str = Field(default="about:blank")
+    title: str
+    status: int
+    detail: str
+    instance: str | None = None
+    errors: list[FieldProblem] | None = Field(
+        default=None, description="Each invalid field, for a request that failed validation."
+    )
+
+
+# -- queries -------------------------------------------------------------------------------
+
+
+class PageQuery(SQLModel):
+    limit: int = Field(default=50, ge=1, le=100, description="Items per page (1-100).")
+    cursor: Text | None = Field(
+        default=None,
+        max_length=200,
+        description="The `next_cursor` of the previous page; leave out for the first page.",
+    )
+
+
+class EntryQuery(PageQuery):
+    turn: int | None = Field(default=None, ge=1, le=MAX_ID, description="Only this turn.")
+    character: Text | None = Field(
+        default=None, max_length=80, description="Only this character (their slug)."
+    )
+
+
+# -- me and campaigns ----------------------------------------------------------------------
+
+
+class TokenOut(Out):
+    name: str
+    scope: Literal["read", "write"]
+    created_at: datetime
+    last_used_at: datetime | None
+
+
+class MeOut(Out):
+    id: int
+    display_name: str
+    token: TokenOut
+
+
+class CampaignIn(Body):
+    name: Text = Field(min_length=1, max_length=200)
+    ruleset: Ruleset = "noteworthy"
+
+
+class CampaignOut(Out):
+    id: int
+    slug: str
+    name: str
+    ruleset: str
+    status: Literal["setup", "running", "ended"]
+    created_at: datetime
+    role: Literal["referee", "player"] | None = Field(
+        description="Your role in the campaign; null if you are not in it."
+    )
+
+
+# -- characters and roster -----------------------------------------------------------------
+
+
+class BlogOut(Out):
+    kind: Literal["builtin", "external"]
+    feed_url: str | None
+    home_url: str | None
+
+
+class CharacterIn(Body):
+    name: Text = Field(min_length=1, max_length=120)
+    feed_url: Text | None = Field(
+        default=None,
+        max_length=2000,
+        description="The feed of the player's own blog; leave out for a blog on pbp.",
+    )
+    aliases: list[Annotated[Text, Field(min_length=1, max_length=120)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description='Other names the character goes by in entries ("Vance").',
+    )
+
+
+class CharacterOut(Out):
+    id: int
+    slug: str
+    name: str
+    status: Literal["active", "outsider", "winner"]
+    aliases: list[str]
+    blog: BlogOut
+
+
+class PlayerOut(Out):
+    id: int
+    display_name: str
+
+
+class FeedHealthOut(Out):
+    last_polled_at: datetime | None
+    last_success_at: datetime | None
+    next_poll_at: datetime | None
+    failure_count: int
+    last_error: str | None
+    gone: bool
+
+
+class RosterRowOut(Out):
+    character: CharacterOut
+    player: PlayerOut | None
+    feed: FeedHealthOut | None = Field(description="For an external blog: how polling goes.")
+    entries_this_turn: int
+
+
+class CommenterIn(Body):
+    """Who a commenter on an external blog is: their notes then count for the character."""
+
+    character_id: Id
+    kind: Literal["name", "uri", "email_hash"] = "name"
+    value: Text = Field(min_length=1, max_length=2000)
+
+
+class CommenterOut(Out):
+    mapped_notes: int = Field(description="Waiting notes that now count for the character.")
+
+
+class PollOut(Out):
+    status: str = Field(description='How the fetch went: "ok", "not_modified", "gone", ...')
+    error: str | None
+    new_entries: int
+    changed_entries: int
+    new_notes: int
+
+
+# -- turns, events, tallies, rulings -------------------------------------------------------
+
+
+class TailoredIn(Body):
+    character_id: Id
+    mode: Literal["addition", "replacement"] = "addition"
+    text: Text = Field(min_length=1, max_length=20_000)
+
+
+class EventIn(Body):
+    text: Text = Field(default="", max_length=20_000, description="The event for everyone.")
+    tailored: list[TailoredIn] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Text for one character, added to or replacing the general text.",
+    )
+    deadline_hours: int | None = Field(
+        default=None,
+        ge=1,
+        le=24 * 366,
+        description="Close in this many hours; leave out for the campaign's cadence.",
+    )
+    expected_number: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_ID,
+        description="The number the new turn must get (refused otherwise); a retry of a "
+        "turn already open with this number returns it.",
+    )
+
+
+class TailoredOut(Out):
+    character_id: int
+    mode: Literal["addition", "replacement"]
+    text: str
+
+
+class TurnOut(Out):
+    number: int
+    status: Literal["open", "closed", "resolved"]
+    opened_at: datetime
+    deadline: datetime | None
+    closed_at: datetime | None
+    resolved_at: datetime | None
+    event: str | None = Field(description="The referee's event for everyone.")
+    tailored: list[TailoredOut] = Field(
+        description="Tailored events you may read: all for the referee, your own for a player."
+    )
+
+
+class ConsequenceIn(Body):
+    entry_id: Id
+    text: Text = Field(min_length=1, max_length=4000)
+
+
+class ResolveIn(Body):
+    consequences: list[ConsequenceIn] = Field(
+        default_factory=list,
+        max_length=200,
+        description="What each challenge's outcome means in the setting (shown to players).",
+    )
+
+
+class RulingIn(Body):
+    kind: RulingKind
+    subject_id: Id | None = Field(
+        default=None, description="The entry or note ruled on; null for the turn itself."
+    )
+    value: int | bool | Annotated[Text, Field(max_length=200)] | None = Field(
+        default=None, description="A character id, or a word such as support or invalid."
+    )
+    reason: Text = Field(default="", max_length=4000)
+
+
+class RulingOut(Out):
+    id: int
+    kind: str
+    subject_id: int | None
+    value: Any = Field(description="What the ruling decided.")
+    reason: str
+    created_at: datetime
+
+
+class PositionOut(Out):
+    character_id: int
+    note_id: int
+    stance: str
+    published: datetime
+    explanation: str
+
+
+class IgnoredNoteOut(Out):
+    note_id: int
+    author_id: int | None
+    reason: str
+    explanation: str
+
+
+class ChallengeOut(Out):
+    entry_id: int
+    challenger_id: int | None
+    target_id: int | None
+    target_explanation: str
+    made_at: datetime
+    valid: bool
+    invalid_reason: str | None
+    withdrawn: bool
+    outcome: str
+    supporters: list[PositionOut]
+    opposers: list[PositionOut]
+    explanation: list[str]
+    consequence: str | None = Field(description="The referee's words, once resolved.")
+
+
+class FlagOut(Out):
+    kind: str
+    message: str
+    entry_id: int | None
+    note_id: int | None
+
+
+class StandingOut(Out):
+    id: int
+    name: str
+    status: Literal["active", "outsider"]
+
+
+class EndgameOut(Out):
+    phase: str
+    finalists: list[int]
+    winner_id: int | None
+    explanation: str
+
+
+class AppliedRulingOut(Out):
+    kind: str
+    subject_id: int | None
+    value: Any
+    applied: bool
+    explanation: str
+
+
+class TallyOut(Out):
+    """The Noteworthy tally of a turn, with the reasons for every reading."""
+
+    turn: int
+    closed: bool
+    complete: bool
+    needs_ruling: bool
+    challenges: list[ChallengeOut]
+    ignored_notes: list[IgnoredNoteOut]
+    flags: list[FlagOut]
+    standings: list[StandingOut]
+    advanced: list[int]
+    eliminated: list[int]
+    endgame: EndgameOut
+    provocation: str | None
+    rulings: list[AppliedRulingOut]
+    explanation: list[str]
+
+
+# -- entries, notes, challenges ------------------------------------------------------------
+
+
+class EntryIn(Body):
+    title: Text = Field(min_length=1, max_length=1000)
+    body: Text = Field(default="", max_length=100_000, description="Markdown.")
+    mood: Text = Field(
+        min_length=1, max_length=200, description='The "Current mood:" line, e.g. Challenging.'
+    )
+    target_id: Id | None = Field(
+        default=None, description="For a challenge: the character challenged."
+    )
+
+
+class EntryEdit(Body):
+    title: Text = Field(min_length=1, max_length=1000)
+    body: Text = Field(default="", max_length=100_000, description="Markdown.")
+    mood: Text = Field(min_length=1, max_length=200)
+
+
+class EntryOut(Out):
+    id: int
+    character_id: int
+    character_slug: str
+    turn: int | None
+    title: str
+    url: str | None
+    body_html: str
+    mood: str | None = Field(description="The mood as the rules read it.")
+    mood_raw: str | None
+    published_at: datetime | None
+    updated_at: datetime | None
+    first_seen_at: datetime
+
+
+class EditOut(Out):
+    entry: EntryOut
+    changed: bool
+
+
+class NoteIn(Body):
+    body: Text = Field(min_length=1, max_length=20_000, description="Markdown.")
+    stance: Literal["support", "oppose", "none"] = "none"
+    fate: Text | None = Field(
+        default=None, max_length=4000, description="The fate you wish on the loser."
+    )
+
+
+class NoteOut(Out):
+    id: int
+    entry_id: int
+    author_character_id: int | None
+    author_name: str
+    body_html: str
+    stance: str
+    fate: str | None
+    published_at: datetime | None
+
+
+class TargetOut(Out):
+    id: int
+    slug: str
+    name: str
+
+
+class ChallengeOptionOut(Out):
+    """Whether you may challenge now, and whom (the write form's own check)."""
+
+    allowed: bool
+    reason: str
+    targets: list[TargetOut]
+
+
+# -- forum ---------------------------------------------------------------------------------
+
+
+class PostIn(Body):
+    """A forum post in Markdown; each `/roll` line is rolled once, when it is posted."""
+
+    body: Text = Field(min_length=1, max_length=20_000)
+    kind: Literal["ic", "ooc"] = Field(default="ic", description="In or out of character.")
+    audience: Literal["all", "gm", "whisper"] = "all"
+    recipient_ids: list[Id] = Field(
+        default_factory=list, max_length=50, description="User ids a whisper goes to."
+    )
+    character_id: Id | None = Field(default=None, description="Post as this character.")
+    roll_visibility: Literal["public", "gm", "blind"] = "public"
+
+
+class ThreadIn(Body):
+    title: Text = Field(min_length=1, max_length=200)
+    post: PostIn
+
+
+class PostEdit(Body):
+    body: Text = Field(max_length=20_000, description="The new text (rolls never change).")
+
+
+class ThreadOut(Out):
+    id: int
+    title: str
+    posts: int = Field(description="Posts you may read.")
+    last_post_at: datetime
+
+
+class RollOut(Out):
+    """A roll as you may see it: "shown", "blind" (the roller of a blind roll: the command,
+    no result) or "hidden" (only that a roll was made)."""
+
+    id: str
+    number: int
+    visibility: Literal["public", "gm", "blind"]
+    state: Literal["shown", "blind", "hidden"]
+    created_at: datetime
+    command: str | None
+    note: str
+    result: dict[str, Any] | None
+    text: str
+
+
+class PostOut(Out):
+    id: int
+    thread_id: int
+    author: str
+    character: str | None
+    kind: str
+    audience: str
+    recipients: list[str]
+    body: str | None = Field(description="Markdown; null for a deleted post (but to the GM).")
+    html: str
+    deleted: bool
+    created_at: datetime
+    edited_at: datetime | None
+    rolls: list[RollOut]
+    can_edit: bool
+
+
+class RollPageOut(Out):
+    roll: RollOut
+    post: PostOut | None = Field(description="The roll's post, if you may read it.")
+
+
+class ForumStateOut(Out):
+    status: Literal["setup", "running", "ended"]
+    commitment: str | None = Field(description="SHA-256 of the dice seed, published at start.")
+    seed: str | None = Field(description="The seed, revealed at the end: every roll checks.")

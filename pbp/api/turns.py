@@ -1,0 +1,249 @@
+"""Turns and their events, the referee's close / rule / resolve, tallies and challenges.
+
+The referee's steps are the dashboard's, through the same idempotent services
+(pbp.services.turns): a retried close or resolve changes nothing twice, with or without
+an Idempotency-Key.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import current_app
+
+from pbp.api import schemas as s
+from pbp.api.convert import challenge_out, ruling_out, tally_out, turn_out
+from pbp.api.registry import Call, operation
+from pbp.errors import Conflict
+from pbp.services import api_reads, cadence, campaigns, mail_send, play, turns
+from pbp.services import tally as tally_service
+from pbp.services.api_reads import Page
+from pbp.services.mail import MailSettings, event_batch_key, queue_turn_results
+from pbp.web.access import current_membership, require_referee
+
+TURN = "/campaigns/<slug>/turns/<int:number>"
+
+
+def _mail() -> MailSettings:
+    return MailSettings.from_config(current_app.config)
+
+
+def _readable(call: Call, campaign) -> set[int] | None:
+    """Whose tailored events the caller may read: the referee all (None), a player their
+    own character's, anyone else none."""
+    member = current_membership(campaign)
+    if member is not None and member.role == "referee":
+        return None
+    mine = play.character_of(session=call.session, campaign=campaign, user=call.user)
+    return {mine.id} if mine else set()
+
+
+def _latest(call: Call, campaign, number: int):
+    """The referee acts on the current turn only; naming another is refused, not redirected."""
+    current = turns.latest_turn(session=call.session, campaign=campaign)
+    if current is None or current.number != number:
+        api_reads.get_turn(session=call.session, campaign=campaign, number=number)  # 404 first
+        raise Conflict(f"turn {number} is not the current turn (turn {current.number} is)")
+    return current
+
+
+@operation(
+    "GET",
+    "/campaigns/<slug>/turns",
+    tag="turns",
+    access="public",
+    response=s.TurnOut,
+    paginated=True,
+)
+def list_turns(call: Call, slug: str) -> Page:
+    """The campaign's turns, first to last, with their events."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    page = api_reads.turns_page(
+        session=call.session, campaign=campaign, after=call.after, limit=call.query.limit
+    )
+    events = api_reads.events_of(session=call.session, turns=page.items)
+    readable = _readable(call, campaign)
+    return Page([turn_out(t, events[t.id], readable) for t in page.items], page.next_after)
+
+
+@operation("GET", TURN, tag="turns", access="public", response=s.TurnOut)
+def get_turn(call: Call, slug: str, number: int) -> s.TurnOut:
+    """One turn and its event (tailored texts only for whom they are meant)."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
+    events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
+    return turn_out(turn, events, _readable(call, campaign))
+
+
+@operation(
+    "POST",
+    "/campaigns/<slug>/turns",
+    tag="turns",
+    access="referee",
+    body=s.EventIn,
+    response=s.TurnOut,
+    status=201,
+)
+def post_event(call: Call, slug: str) -> s.TurnOut:
+    """Post the event that opens the next turn; every player's notification is queued.
+
+    Refused while the current turn is not resolved. Without `deadline_hours` the turn closes
+    on the campaign's cadence, as on the dashboard.
+    """
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    body = call.body
+    deadline = call.now + timedelta(hours=body.deadline_hours) if body.deadline_hours else None
+    if deadline is None:
+        deadline = cadence.deadline_after(
+            call.now, campaign.settings.get("cadence", {}), campaign.time_zone
+        )
+    turn = turns.post_event(
+        session=call.session,
+        campaign=campaign,
+        text=body.text,
+        actor=call.user,
+        now=call.now,
+        tailored=[turns.Tailored(t.character_id, t.mode, t.text) for t in body.tailored],
+        deadline=deadline,
+        expected_number=body.expected_number,
+        mail=_mail(),
+    )
+    mail_send.sender_for_app(current_app).send_after_commit(
+        session=call.session, batch_key=event_batch_key(turn)
+    )
+    events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
+    return turn_out(turn, events, None)
+
+
+@operation("POST", TURN + "/close", tag="turns", access="referee", response=s.TurnOut)
+def close_turn(call: Call, slug: str, number: int) -> s.TurnOut:
+    """Close the current turn: notes stop counting and the tally is frozen."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    _latest(call, campaign, number)
+    turn = turns.close_turn(session=call.session, campaign=campaign, actor=call.user, now=call.now)
+    events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
+    return turn_out(turn, events, None)
+
+
+@operation(
+    "POST",
+    TURN + "/resolve",
+    tag="turns",
+    access="referee",
+    body=s.ResolveIn,
+    response=s.TallyOut,
+)
+def resolve_turn(call: Call, slug: str, number: int) -> s.TallyOut:
+    """Apply a closed turn's outcomes (losers become outsiders) and mail the results.
+
+    Refused while an outcome needs a ruling; the answer is the final tally.
+    """
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    _latest(call, campaign, number)
+    consequences = {c.entry_id: c.text.strip() for c in call.body.consequences if c.text.strip()}
+    turn, result = turns.resolve_turn(
+        session=call.session,
+        campaign=campaign,
+        actor=call.user,
+        now=call.now,
+        consequences=consequences,
+    )
+    summary = "\n".join([*result.explanation, *consequences.values()])
+    queue_turn_results(
+        session=call.session, settings=_mail(), turn=turn, summary=summary, now=call.now
+    )
+    return tally_out(result, _consequences(call, turn))
+
+
+def _consequences(call: Call, turn) -> dict[int, str]:
+    recorded = api_reads.recorded_challenges(session=call.session, turn=turn)
+    return {entry_id: row.consequence for entry_id, row in recorded.items() if row.consequence}
+
+
+@operation("GET", TURN + "/tally", tag="tallies", access="referee", response=s.TallyOut)
+def get_tally(call: Call, slug: str, number: int) -> s.TallyOut:
+    """The turn's tally with every reason and flag, as the dashboard shows it."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
+    result = tally_service.tally(session=call.session, campaign=campaign, turn=turn)
+    return tally_out(result, _consequences(call, turn))
+
+
+@operation(
+    "GET",
+    TURN + "/challenges",
+    tag="tallies",
+    access="public",
+    response=s.ChallengeOut,
+    paginated=True,
+)
+def list_challenges(call: Call, slug: str, number: int) -> Page:
+    """The turn's challenges: who, whom, the positions and the outcome so far.
+
+    The entry pages show the same to everyone; the referee's flags are in the tally.
+    """
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
+    result = tally_service.tally(session=call.session, campaign=campaign, turn=turn)
+    consequences = _consequences(call, turn)
+    page = api_reads.paginate(
+        result.challenges, lambda c: c.entry_id, after=call.after, limit=call.query.limit
+    )
+    items = [challenge_out(c, consequences.get(c.entry_id)) for c in page.items]
+    return Page(items, page.next_after)
+
+
+@operation(
+    "POST",
+    TURN + "/rulings",
+    tag="tallies",
+    access="referee",
+    body=s.RulingIn,
+    response=s.RulingOut,
+    status=201,
+)
+def add_ruling(call: Call, slug: str, number: int) -> s.RulingOut:
+    """Overrule a reading of the tally (target, stance, validity, tie-break...).
+
+    The latest ruling on a subject wins; a resolved turn's rulings are final.
+    """
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
+    body = call.body
+    value = (body.value.strip() or None) if isinstance(body.value, str) else body.value
+    ruling = turns.add_ruling(
+        session=call.session,
+        campaign=campaign,
+        turn=turn,
+        kind=body.kind,
+        subject_id=body.subject_id,
+        value=value,
+        reason=body.reason,
+        actor=call.user,
+        now=call.now,
+    )
+    return ruling_out(ruling)
+
+
+@operation(
+    "GET",
+    TURN + "/rulings",
+    tag="tallies",
+    access="referee",
+    response=s.RulingOut,
+    paginated=True,
+)
+def list_rulings(call: Call, slug: str, number: int) -> Page:
+    """The referee's rulings on the turn, oldest first (private during play)."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
+    page = api_reads.rulings_page(
+        session=call.session, turn=turn, after=call.after, limit=call.query.limit
+    )
+    return Page([ruling_out(r) for r in page.items], page.next_after)

@@ -1,0 +1,104 @@
+"""`pbp bench`: run the benchmarks (tests/bench) and write their figures to docs/benchmarks.md.
+
+The benchmarks print their figures (they assert no timings); this runs them with pytest in
+verbose mode, echoes the output as it comes, and files each printed line under the
+benchmark that printed it, so a new benchmark needs no registration. Lines without a digit
+(decoration) are left out.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_ID = re.compile(r"^(tests/bench/\S+?\.py::\S+)\s?(.*)$")
+OUTCOME = re.compile(r"\s*(PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b.*$")
+
+
+def figures_by_benchmark(output: str) -> dict[str, list[str]]:
+    """{test id: its printed lines}, from `pytest -s -v` output."""
+    found: dict[str, list[str]] = {}
+    current = None
+    for raw in output.splitlines():
+        line = raw.rstrip()
+        match = TEST_ID.match(line)
+        if match:
+            current, line = match.group(1), match.group(2)
+            found.setdefault(current, [])
+        if current is None:
+            continue
+        line = OUTCOME.sub("", line).strip()
+        if line.startswith(("=", "_")):  # pytest's summary: the tests are over
+            current = None
+            continue
+        if line and re.search(r"\d", line):
+            found[current].append(line)
+    return found
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(figures: dict[str, list[str]], scale: str, when: datetime) -> str:
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Written by `pbp bench` on {when:%Y-%m-%d %H:%M} UTC, scale `{scale}`,"
+        f" database {'PostgreSQL' if os.environ.get('PBP_TEST_DATABASE_URL') else 'SQLite'}.",
+        "Each benchmark's printed figures; what they measure and the targets are in the"
+        " docstring of each file in tests/bench/.",
+        "",
+        "| Benchmark | Figures |",
+        "| --- | --- |",
+    ]
+    for test_id, printed in figures.items():
+        name = f"`{test_id.removeprefix('tests/bench/')}`"
+        for n, line in enumerate(printed or ["(no figures printed)"]):
+            lines.append(f"| {name if n == 0 else ''} | {_cell(line)} |")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("bench", context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--scale",
+    type=click.Choice(["small", "full"]),
+    default="full",
+    show_default=True,
+    help="PBP_BENCH_SCALE for the benchmarks.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=ROOT / "docs" / "benchmarks.md",
+    show_default="docs/benchmarks.md",
+)
+@click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
+def bench(scale: str, output: Path, pytest_args: tuple[str, ...]) -> None:
+    """Run tests/bench and write the figures they print to docs/benchmarks.md.
+
+    Extra arguments go to pytest, e.g. `pbp bench --scale small -k poll`."""
+    command = [sys.executable, "-m", "pytest", "-o", "addopts=", "-s", "-v", "-p"]
+    command += ["no:cacheprovider", "tests/bench", *pytest_args]
+    env = {**os.environ, "PBP_BENCH_SCALE": scale}
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    captured = []
+    for line in proc.stdout:
+        click.echo(line, nl=False)
+        captured.append(line)
+    code = proc.wait()
+    figures = figures_by_benchmark("".join(captured))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(markdown(figures, scale, datetime.now(UTC)))
+    click.echo(f"wrote {output} ({len(figures)} benchmarks)")
+    if code:
+        raise click.ClickException(f"pytest exited {code}: see the output above")

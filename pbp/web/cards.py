@@ -1,0 +1,264 @@
+"""The card tables of forum threads (Sex & Violence, One Can Have Her): the table page, one
+POST route per move, a JSON view and the export.
+
+Thin views over pbp.services.cards. Every page renders only the service's `TableView` – the
+engine's ``view_for(state, viewer)`` and the redacted record – never the stored state. A move
+the rules refuse is shown as a 400 page with the rules' message, and nothing is saved.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from flask import Blueprint, Response, current_app, flash, redirect, render_template, request
+from flask import url_for as flask_url_for
+
+from pbp.db import get_session
+from pbp.errors import UserError
+from pbp.models import Campaign, utcnow
+from pbp.models_cards import CARD_RULESETS
+from pbp.models_forum import Thread
+from pbp.rules.cards import Card, CardError
+from pbp.services import campaigns, cards, forum
+from pbp.services.mail import MailSettings
+from pbp.web.access import current_account, current_membership, login_required
+
+bp = Blueprint("cards", __name__)
+TABLE = "/c/<slug>/forum/t/<int:thread_id>/cards"
+
+LIST_FIELDS = {"fields", "targets", "cards", "prefer", "exchange", "order", "announce"}
+FLAG_FIELDS = {"meets", "criterion_met", "rat", "redraw"}
+SKIPPED = {"csrf_token", "version", "client_token"}
+
+
+def now() -> datetime:
+    return current_app.config.get("PBP_CLOCK", utcnow)()
+
+
+def _mail() -> MailSettings:
+    return MailSettings.from_config(current_app.config)
+
+
+def _campaign(slug: str) -> Campaign:
+    campaign = campaigns.get_campaign(session=get_session(), slug=slug)
+    forum.require_forum(campaign)
+    return campaign
+
+
+def _viewer(campaign: Campaign) -> forum.Viewer:
+    user, member = current_account(), current_membership(campaign)
+    return forum.Viewer(user.id if user else None, member.role if member else None)
+
+
+def _thread(campaign: Campaign, thread_id: int) -> Thread:
+    return cards.visible_thread(
+        session=get_session(), campaign=campaign, thread_id=thread_id, viewer=_viewer(campaign)
+    )
+
+
+def card_label(code: str) -> dict[str, Any]:
+    """A card code as the templates show it: name, symbol, colour."""
+    try:
+        card = Card.from_code(code)
+    except CardError:
+        return {"code": code, "name": code, "short": code, "red": False}
+    short = code[:-1] + card.suit.symbol
+    return {"code": code, "name": card.name, "short": short, "red": card.is_red}
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+@bp.get(TABLE)
+def table(slug: str, thread_id: int):
+    campaign = _campaign(slug)
+    return _table_page(campaign, thread_id)
+
+
+def _table_page(campaign: Campaign, thread_id: int, status: int = 200, error: str | None = None):
+    session, viewer = get_session(), _viewer(campaign)
+    thread = _thread(campaign, thread_id)
+    game = cards.game_of_thread(session=session, thread=thread)
+    view = None
+    if game is not None:
+        view = cards.table_view(session=session, campaign=campaign, game=game, viewer=viewer)
+    page = render_template(
+        "cards/table.html",
+        campaign=campaign,
+        thread=thread,
+        viewer=viewer,
+        t=view,
+        error=error,
+        playable=campaign.ruleset in CARD_RULESETS,
+        card=card_label,
+        gm_sees_hands_default=bool((campaign.settings or {}).get("gm_sees_hands", True)),
+    )
+    return page, status
+
+
+def _game(campaign: Campaign, thread_id: int):
+    session = get_session()
+    thread = _thread(campaign, thread_id)
+    game = cards.game_of_thread(session=session, thread=thread)
+    if game is None:
+        raise UserError("this thread has no card table")
+    return game
+
+
+@bp.get(TABLE + "/view.json")
+def view_json(slug: str, thread_id: int):
+    """The table as the viewer's page shows it, for scripts and screen readers' own tools."""
+    campaign = _campaign(slug)
+    game = _game(campaign, thread_id)
+    t = cards.table_view(
+        session=get_session(), campaign=campaign, game=game, viewer=_viewer(campaign)
+    )
+    body = {
+        "game": t.game_id,
+        "ruleset": t.ruleset,
+        "version": t.version,
+        "me": t.me,
+        "view": t.view,
+        "log": [
+            {"seq": e.seq, "actor": e.actor, "action": e.action, "events": list(e.events)}
+            for e in t.log
+        ],
+    }
+    return Response(
+        json.dumps(body, ensure_ascii=False, default=str),
+        content_type="application/json",
+        headers={"Cache-Control": "private, no-store"},
+    )
+
+
+@bp.get(TABLE + "/export.json")
+def export(slug: str, thread_id: int):
+    campaign = _campaign(slug)
+    game = _game(campaign, thread_id)
+    data = cards.export_game(
+        session=get_session(), campaign=campaign, game=game, viewer=_viewer(campaign), now=now()
+    )
+    body = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    disposition = f'attachment; filename="{campaign.slug}-table-{thread_id}.json"'
+    return Response(
+        body,
+        content_type="application/json",
+        headers={"Content-Disposition": disposition, "Cache-Control": "private, no-store"},
+    )
+
+
+# -- playing ---------------------------------------------------------------------------------
+
+
+@bp.post(TABLE + "/new")
+@login_required
+def new(slug: str, thread_id: int):
+    campaign = _campaign(slug)
+    session = get_session()
+    thread = _thread(campaign, thread_id)
+    try:
+        cards.create_game(
+            session=session,
+            campaign=campaign,
+            thread=thread,
+            user=current_account(),
+            settings=_settings(campaign),
+            mail=_mail(),
+            now=now(),
+        )
+        session.commit()
+    except UserError as exc:
+        session.rollback()
+        return _table_page(campaign, thread_id, exc.status, str(exc))
+    flash("The card table is open.", "ok")
+    return redirect(url_for_table(slug, thread_id))
+
+
+def _settings(campaign: Campaign) -> dict[str, Any]:
+    form = request.form
+    if campaign.ruleset == "sex-and-violence":
+        return {"gm_sees_hands": form.get("gm_sees_hands") == "yes"}
+    tie_break = form.get("conclusion_tie_break") or "highest_card"
+    return {"conclusion_tie_break": tie_break}
+
+
+@bp.post(TABLE + "/<action>")
+@login_required
+def act(slug: str, thread_id: int, action: str):
+    campaign = _campaign(slug)
+    session = get_session()
+    thread = _thread(campaign, thread_id)
+    try:
+        cards.play(
+            session=session,
+            campaign=campaign,
+            thread=thread,
+            user=current_account(),
+            action=action,
+            params=form_params(request.form),
+            expected_version=_version(request.form.get("version")),
+            mail=_mail(),
+            now=now(),
+        )
+        session.commit()
+    except UserError as exc:
+        session.rollback()
+        return _table_page(campaign, thread_id, exc.status, str(exc))
+    return redirect(url_for_table(slug, thread_id) + "#log-end")
+
+
+def _version(value: str | None) -> int | None:
+    value = (value or "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise UserError("the form is damaged (its version is not a number): reload the page")
+    return int(value)
+
+
+def form_params(form) -> dict[str, Any]:
+    """A move's form as the plain parameters the service stores and replays.
+
+    List fields (checkboxes, ordered selects) become lists, yes/no fields booleans, the
+    three turn counts a list of numbers; a bid's per-card selects ("bid:7H" → "bid" or an
+    opponent) become a list of cards, or a split between opponents.
+    """
+    params: dict[str, Any] = {}
+    split: dict[str, list[str]] = {}
+    for key in form:
+        if key in SKIPPED or key.startswith("count_") or key.endswith("_shown"):
+            continue
+        if key.startswith("bid:"):
+            where = form.get(key, "").strip()
+            if where:
+                split.setdefault(where, []).append(key[4:])
+        elif key in LIST_FIELDS:
+            params[key] = [v for v in form.getlist(key) if v.strip()]
+        elif key in FLAG_FIELDS:
+            params[key] = {"yes": True, "no": False}.get(form.get(key, ""))
+        else:
+            params[key] = form.get(key, "")
+    for key in ("announce", "redraw"):
+        if form.get(f"{key}_shown") and key not in params:
+            params[key] = [] if key == "announce" else False
+    if split:
+        if set(split) == {"bid"}:
+            params["cards"] = split["bid"]
+        else:
+            params["split"] = split
+    if any(key.startswith("count_") for key in form):
+        params["counts"] = [_count(form.get(f"count_{n}")) for n in (1, 2, 3)]
+    return params
+
+
+def _count(value: str | None) -> int:
+    value = (value or "").strip() or "0"
+    if not value.isdigit():
+        raise UserError("give each turn's bonus cards as a whole number, 0 or more")
+    return int(value)
+
+
+def url_for_table(slug: str, thread_id: int) -> str:
+    return flask_url_for("cards.table", slug=slug, thread_id=thread_id)

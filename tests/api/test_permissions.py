@@ -1,0 +1,197 @@
+"""The permission matrix: every API operation x every kind of caller -> the expected status.
+
+Callers: anonymous (no token), stranger (a token, not in the campaign), player (Ada's),
+other_player (Bram's: same campaign, not the author of Ada's entry), referee. The world
+(tests/api/conftest.py): turn 1 is open and Ada challenges Bram with entry `challenge`.
+
+A 2xx/409/400 for the referee or a player means the permission check let them through and
+the game's own rules answered (e.g. posting an event while turn 1 is open is a conflict).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pbp.api import OPERATIONS
+from tests.api.conftest import ROLES
+
+ANON, STRANGER, PLAYER, OTHER, REF = ROLES  # anonymous, stranger, player, other_player, referee
+
+PUBLIC = {ANON: 200, STRANGER: 200, PLAYER: 200, OTHER: 200, REF: 200}
+REFEREE_ONLY = {ANON: 401, STRANGER: 403, PLAYER: 403, OTHER: 403}
+
+
+def only_referee(status: int) -> dict:
+    return {**REFEREE_ONLY, REF: status}
+
+
+def players(player: int, other: int | None = None) -> dict:
+    """Players only: the referee is not a player (the blog forms refuse them too)."""
+    return {
+        ANON: 401,
+        STRANGER: 403,
+        PLAYER: player,
+        OTHER: player if other is None else other,
+        REF: 403,
+    }
+
+
+# operation -> (method, path, body or None, expected statuses by caller)
+MATRIX = {
+    "me": ("GET", "/me", None, {ANON: 401, STRANGER: 200, PLAYER: 200, OTHER: 200, REF: 200}),
+    "list_campaigns": ("GET", "/campaigns", None, PUBLIC),
+    "create_campaign": (
+        "POST",
+        "/campaigns",
+        lambda role: {"name": f"New game of the {role}"},
+        {ANON: 401, STRANGER: 201, PLAYER: 201, OTHER: 201, REF: 201},
+    ),
+    "get_campaign": ("GET", "/campaigns/{slug}", None, PUBLIC),
+    "list_characters": ("GET", "/campaigns/{slug}/characters", None, PUBLIC),
+    "get_character": ("GET", "/campaigns/{slug}/characters/ada", None, PUBLIC),
+    "add_character": (
+        "POST",
+        "/campaigns/{slug}/characters",
+        {"name": "Gus", "aliases": ["Gussie"]},
+        only_referee(201),
+    ),
+    "roster": ("GET", "/campaigns/{slug}/roster", None, only_referee(200)),
+    "map_commenter": (
+        "POST",
+        "/campaigns/{slug}/commenters",
+        lambda role, w: {"character_id": w.characters["Cleo"].id, "value": "Cleopatra"},
+        only_referee(201),
+    ),
+    # Ada blogs on pbp: the poll is refused after the permission check lets the referee in.
+    "poll_now": ("POST", "/campaigns/{slug}/characters/ada/poll", None, only_referee(400)),
+    "list_turns": ("GET", "/campaigns/{slug}/turns", None, PUBLIC),
+    "get_turn": ("GET", "/campaigns/{slug}/turns/1", None, PUBLIC),
+    "post_event": (
+        "POST",
+        "/campaigns/{slug}/turns",
+        {"text": "The duel.", "expected_number": 2},
+        only_referee(409),  # turn 1 is still open
+    ),
+    "close_turn": ("POST", "/campaigns/{slug}/turns/1/close", None, only_referee(200)),
+    "resolve_turn": ("POST", "/campaigns/{slug}/turns/1/resolve", {}, only_referee(409)),
+    "get_tally": ("GET", "/campaigns/{slug}/turns/1/tally", None, only_referee(200)),
+    "list_challenges": ("GET", "/campaigns/{slug}/turns/1/challenges", None, PUBLIC),
+    "add_ruling": (
+        "POST",
+        "/campaigns/{slug}/turns/1/rulings",
+        lambda role, w: {
+            "kind": "target",
+            "subject_id": w.challenge.id,
+            "value": w.characters["Cleo"].id,
+            "reason": "Bram was not at the table",
+        },
+        only_referee(201),
+    ),
+    "list_rulings": ("GET", "/campaigns/{slug}/turns/1/rulings", None, only_referee(200)),
+    "list_entries": ("GET", "/campaigns/{slug}/entries", None, PUBLIC),
+    "get_entry": ("GET", "/campaigns/{slug}/entries/{entry}", None, PUBLIC),
+    "challenge_option": ("GET", "/campaigns/{slug}/challenge-option", None, players(200)),
+    "write_entry": (
+        "POST",
+        "/campaigns/{slug}/entries",
+        {"title": "A quiet evening", "body": "Cards and wine.", "mood": "Content"},
+        players(201),
+    ),
+    "edit_entry": (
+        "PUT",
+        "/campaigns/{slug}/entries/{entry}",
+        {"title": "Pistols at noon", "body": "Target: Bram\n\nYou cheat.", "mood": "Challenging"},
+        players(200, other=403),
+    ),
+    "withdraw": ("POST", "/campaigns/{slug}/entries/{entry}/withdraw", None, players(200, 403)),
+    "list_notes": ("GET", "/campaigns/{slug}/entries/{entry}/notes", None, PUBLIC),
+    "add_note": (
+        "POST",
+        "/campaigns/{slug}/entries/{entry}/notes",
+        {"body": "Bram would never.", "stance": "none"},
+        players(201),
+    ),
+}
+
+
+def test_the_matrix_covers_every_operation():
+    assert set(MATRIX) | set(FORUM_MATRIX) == {op.name for op in OPERATIONS}
+
+
+def test_every_operation_is_in_the_matrix_with_its_declared_method():
+    declared = {op.name: op.method for op in OPERATIONS}
+    for name, (method, *_rest) in {**MATRIX, **FORUM_MATRIX}.items():
+        assert declared[name] == method, name
+
+
+def _body(spec, role, world):
+    if callable(spec):
+        try:
+            return spec(role, world)
+        except TypeError:
+            return spec(role)
+    return spec
+
+
+def check_row(api, connection, world, spec) -> None:
+    """Call one operation as each caller, each call in a savepoint rolled back afterwards
+    (so the callers see the same world), and compare the whole row at once."""
+    method, path, body, expected = spec
+    url = path.format(slug=world.slug, entry=world.challenge.id, **world.extra)
+    actual, problems = {}, {}
+    for role in ROLES:
+        savepoint = connection.begin_nested()
+        try:
+            kwargs = {"json": _body(body, role, world)} if body is not None else {}
+            response = api.call(method, url, token=world.tokens[role], **kwargs)
+        finally:
+            savepoint.rollback()
+        actual[role] = response.status_code
+        if response.status_code >= 400:
+            problems[role] = response.get_data(as_text=True)
+            assert response.mimetype == "application/problem+json", problems[role]
+            assert response.get_json()["detail"]
+        if response.status_code == 401:
+            assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    assert actual == expected, problems
+
+
+@pytest.mark.parametrize("name", list(MATRIX))
+def test_permission(api, connection, world, name):
+    check_row(api, connection, world, MATRIX[name])
+
+
+def members(status: int, other: int | None = None) -> dict:
+    return {
+        ANON: 401,
+        STRANGER: 403,
+        PLAYER: status,
+        OTHER: status if other is None else other,
+        REF: status,
+    }
+
+
+FORUM = "/campaigns/{forum}/forum"
+FORUM_MATRIX = {
+    "forum_state": ("GET", FORUM, None, PUBLIC),
+    "list_threads": ("GET", FORUM + "/threads", None, PUBLIC),
+    "create_thread": (
+        "POST",
+        FORUM + "/threads",
+        {"title": "The tavern", "post": {"body": "Ale, and /roll lines below.\n/roll 1d6"}},
+        members(201),
+    ),
+    "list_posts": ("GET", FORUM + "/threads/{thread}/posts", None, PUBLIC),
+    "reply": ("POST", FORUM + "/threads/{thread}/posts", {"body": "I keep watch."}, members(201)),
+    # The player wrote the post: the other player may neither edit nor delete it; the GM may.
+    "edit_post": ("PUT", FORUM + "/posts/{post}", {"body": "We wait, armed."}, members(200, 403)),
+    "delete_post": ("DELETE", FORUM + "/posts/{post}", None, members(200, 403)),
+    "get_roll": ("GET", FORUM + "/rolls/{roll}", None, PUBLIC),
+    "start": ("POST", FORUM + "/start", None, only_referee(200)),
+    "end": ("POST", FORUM + "/end", None, only_referee(200)),
+}
+
+
+@pytest.mark.parametrize("name", list(FORUM_MATRIX))
+def test_forum_permission(api, connection, forum_world, name):
+    check_row(api, connection, forum_world, FORUM_MATRIX[name])

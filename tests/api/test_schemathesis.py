@@ -1,0 +1,197 @@
+"""Schemathesis against the running app: every operation of the OpenAPI document, with
+data that fits the schema and data that does not, as the referee and as a player.
+
+It must find no server error and no response that breaks the document (status, content
+type, headers, body). It runs on a scratch database of its own, seeded with a Noteworthy
+campaign, because the fuzzer's writes commit (the "poll now" operation opens its own
+connections) and would otherwise leak into other tests.
+
+Figures go to stdout: `pytest -s tests/api/test_schemathesis.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from datetime import UTC, datetime
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+from sqlmodel import Session
+
+from pbp import create_app, migrate
+from pbp.api import OPERATIONS
+from pbp.db import make_engine
+from pbp.services import api_tokens, blog, campaigns, forum, rolls, turns
+from pbp.services.mail import MailSettings
+from tests.api.conftest import wire
+
+MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+# Per operation and mode: about 850 requests in all. PBP_FUZZ_EXAMPLES=200 for a long run.
+EXAMPLES = int(os.environ.get("PBP_FUZZ_EXAMPLES", 12))
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def scratch(database_url, tmp_path):
+    """A new empty database of the same kind as the test database, migrated."""
+    if database_url.startswith("sqlite"):
+        engine, drop = make_engine(f"sqlite:///{tmp_path / 'fuzz.sqlite3'}"), None
+    else:
+        from tests.conftest import _create_scratch_postgres
+
+        url, drop = _create_scratch_postgres(database_url)
+        engine = make_engine(url)
+    migrate.upgrade(engine)
+    yield engine
+    engine.dispose()
+    if drop:
+        drop()
+
+
+def seed(engine) -> dict:
+    """A running Noteworthy campaign (turn 1 open, challenges allowed, Ada challenging
+    Bram) and a forum campaign with a thread whose post rolled dice."""
+    with Session(engine, expire_on_commit=False) as session:
+        referee = campaigns.create_user(session=session, email="ref@fuzz.test", display_name="Ref")
+        player = campaigns.create_user(session=session, email="ada@fuzz.test", display_name="Ada")
+        campaign = campaigns.create_campaign(
+            session=session, referee=referee, name="Fuzz", settings={"opening_turns": 0}
+        )
+        cast = {
+            name: campaigns.add_character(
+                session=session,
+                campaign=campaign,
+                name=name,
+                user=player if name == "Ada" else None,
+            )
+            for name in ("Ada", "Bram", "Cleo", "Dov", "Eli", "Fay")
+        }
+        turns.post_event(session=session, campaign=campaign, text="Go.", actor=None, now=NOW)
+        entry = blog.post_entry(
+            session=session,
+            character=cast["Ada"],
+            title="Pistols",
+            body_markdown="Target: Bram",
+            mood="Challenging",
+            now=NOW,
+        )
+        forum_game = campaigns.create_campaign(
+            session=session, referee=referee, name="Fuzz forum", ruleset="one"
+        )
+        campaigns.add_character(session=session, campaign=forum_game, name="Ada", user=player)
+        post = forum.create_thread(
+            session=session,
+            campaign=forum_game,
+            author=player,
+            title="Docks",
+            draft=forum.Draft(body="Waiting.\n/roll 2d6"),
+            mail=MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
+            now=NOW,
+        )
+        roll = rolls.rolls_of_posts(session=session, post_ids=[post.id])[post.id][0]
+        tokens = {
+            role: api_tokens.create_token(
+                session=session, user=user, name="fuzz", scope="write", now=NOW
+            ).text
+            for role, user in (("referee", referee), ("player", player))
+        }
+        session.commit()
+    known = {"slug": campaign.slug, "number": 1, "entry_id": entry.id, "character": "ada"}
+    forum_known = {
+        "slug": forum_game.slug,
+        "thread_id": post.thread_id,
+        "post_id": post.id,
+        "roll_id": roll.id,
+    }
+    return {"tokens": tokens, "known": known, "forum": forum_known}
+
+
+def test_no_server_errors_and_no_schema_violations(scratch, tmp_path):
+    world = seed(scratch)
+    app = create_app(
+        {
+            "TESTING": True,
+            "INSTANCE_PATH": tmp_path / "instance",
+            "SECRET_KEY": "fuzz-" + "s" * 40,
+            "ENGINE": scratch,
+            "PBP_BASE_URL": "http://pbp.test",
+            "PBP_FETCH_CONNECT_TIMEOUT": 0.5,
+            "PBP_FETCH_READ_TIMEOUT": 1,
+        }
+    )
+    wire(app)
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
+    statuses: Counter = Counter()
+    started, operations, skipped = time.monotonic(), 0, []
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        operations += 1
+        parameters = list(operation.iter_parameters())
+        names = {p.name for p in parameters if p.location == "path"}
+        known = world["forum"] if "/forum" in operation.path else world["known"]
+        pinned = {k: v for k, v in known.items() if k in names}
+        for mode in MODES:
+            if not mode.is_positive and not negatable(operation, parameters):
+                skipped.append(operation.label)
+                continue
+            cases = st.one_of(
+                operation.as_strategy(mode, path_parameters=pinned),
+                operation.as_strategy(mode),
+            )
+            fuzz(app, cases, world["tokens"], statuses)
+    elapsed = time.monotonic() - started
+    print(
+        f"\nschemathesis: {operations} operations, {sum(statuses.values())} requests in "
+        f"{elapsed:.0f} s; statuses {dict(sorted(statuses.items()))}; "
+        f"no invalid input possible for {skipped}"
+    )
+    assert operations == len(OPERATIONS)  # every operation, none missing from the document
+    assert not any(status >= 500 for status in statuses)
+    assert statuses[200] and statuses[201]  # the pinned resources reached real work
+
+
+def negatable(operation, parameters) -> bool:
+    """Whether any input can be made invalid: a string path segment cannot (any text but
+    "/" is a valid slug, and a "/" changes the address, not the parameter)."""
+    if operation.body or any(p.location != "path" for p in parameters):
+        return True
+    return any(p.definition.get("schema", {}).get("type") == "integer" for p in parameters)
+
+
+def fuzz(app, cases, tokens, statuses: Counter) -> None:
+    @given(case=cases, role=st.sampled_from(sorted(tokens)))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    def run(case, role):
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {tokens[role]}"}
+        response = case.call(app=app)
+        statuses[response.status_code] += 1
+        case.validate_response(response, checks=CHECKS)
+
+    run()

@@ -1,0 +1,161 @@
+"""Benchmark: the planet page under load from wrk, served by gunicorn as the Procfile does
+(2 workers x 4 threads, `pbp:create_app()`), beside a Flask hello-world served the same way
+in the same run (prints figures, asserts only that the page is the campaign's planet).
+
+The campaign is tests/bench/test_bench_pages.py's `build_campaign`: 24 characters over 60
+turns (12 over 10 at PBP_BENCH_SCALE=small), committed to a database of its own (a SQLite
+file, or a scratch PostgreSQL database with PBP_TEST_DATABASE_URL). wrk runs 2 threads and
+16 connections for 20 s (3 s small) on loopback; the client shares the machine's cores with
+the server, so the ratio to hello-world is the figure to read. Targets (printed, not
+asserted): at least 0.25 of hello-world's requests/s, p99 under 200 ms, zero errors.
+Skipped when `wrk` is not installed (apt-get install wrk).
+
+    pytest -o addopts="" -s tests/bench/test_bench_web.py
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pbp.models import User
+from tests.bench.test_bench_pages import T0, _insert, bench_engine, build_campaign  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[2]
+SCALES = {"full": ((24, 60), 20), "small": ((12, 10), 3)}  # (characters, turns), seconds
+TARGET_RATIO, TARGET_P99_MS = 0.25, 200.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Load:
+    requests_per_second: float
+    p99_ms: float
+    errors: int
+
+    def line(self, label: str) -> str:
+        return (
+            f"{label:<12} {self.requests_per_second:>9.1f} req/s   p99 {self.p99_ms:>7.1f} ms"
+            f"   errors {self.errors}"
+        )
+
+
+def _ms(value: str, unit: str) -> float:
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
+
+
+def parse_wrk(output: str) -> Load:
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s|m)\s*$", output, re.M)
+    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors += int(non2xx.group(1)) if non2xx else 0
+    return Load(rps, _ms(*p99.groups()) if p99 else float("nan"), errors)
+
+
+class Gunicorn:
+    def __init__(self, app: str, env: dict[str, str], log: Path) -> None:
+        self.port = _free_port()
+        command = [sys.executable, "-m", "gunicorn", "--workers", "2", "--threads", "4"]
+        command += ["--bind", f"127.0.0.1:{self.port}", app]
+        with open(log, "wb") as out:
+            self.proc = subprocess.Popen(
+                command, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=out
+            )
+        self.log = log
+
+    def wait_ready(self, path: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            assert self.proc.poll() is None, self.log.read_text()[-3000:]
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}") as response:
+                    return response.read().decode()
+            except OSError:
+                assert time.monotonic() < deadline, self.log.read_text()[-3000:]
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+def wrk(url: str, seconds: int) -> Load:
+    done = subprocess.run(
+        ["wrk", "-t2", "-c16", f"-d{seconds}s", "--latency", url],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 60,
+    )
+    assert done.returncode == 0, done.stderr
+    return parse_wrk(done.stdout)
+
+
+def test_bench_web_planet_vs_hello_world(bench_engine, tmp_path):  # noqa: F811 (fixture)
+    if shutil.which("wrk") is None:
+        pytest.skip("wrk is not installed (apt-get install -y wrk)")
+    url, engine = bench_engine
+    (characters, turns), seconds = SCALES[os.environ.get("PBP_BENCH_SCALE", "full")]
+    with engine.begin() as conn:
+        (referee_id,) = _insert(
+            conn,
+            User,
+            [
+                {
+                    "email": f"ref-{uuid.uuid4().hex[:8]}@bench.test",
+                    "display_name": "Referee",
+                    "created_at": T0,
+                }
+            ],
+            returning=True,
+        )
+        built = build_campaign(conn, characters=characters, turns=turns, referee_id=referee_id)
+    env = {
+        "DATABASE_URL": url,
+        "SECRET_KEY": "bench-secret-key-" + "x" * 32,
+        "PBP_INSTANCE_PATH": str(tmp_path / "instance"),
+    }
+    results = {}
+    for label, app, path in (
+        ("hello-world", "tests.bench.hello_app:app", "/"),
+        ("planet", "pbp:create_app()", f"/c/{built.slug}/"),
+    ):
+        server = Gunicorn(app, env, tmp_path / f"{label}.log")
+        try:
+            page = server.wait_ready(path)
+            if label == "planet":
+                assert f"Turn {turns}" in page
+            results[label] = wrk(f"http://127.0.0.1:{server.port}{path}", seconds)
+        finally:
+            server.stop()
+    hello, planet = results["hello-world"], results["planet"]
+    ratio = planet.requests_per_second / hello.requests_per_second
+    print(f"\ngunicorn 2 workers x 4 threads, wrk 2 threads 16 connections, {seconds} s")
+    print(f"planet of {characters} characters x {turns} turns on {engine.dialect.name}")
+    print(hello.line("hello-world"))
+    print(planet.line("planet"))
+    print(
+        f"planet/hello-world ratio {ratio:.2f} (target >= {TARGET_RATIO});"
+        f" planet p99 {planet.p99_ms:.1f} ms (target < {TARGET_P99_MS:.0f});"
+        f" errors {planet.errors} (target 0)"
+    )

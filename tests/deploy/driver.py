@@ -1,0 +1,120 @@
+"""A worker process for tests/deploy: the scheduler's job bodies, run from the command line.
+
+    python -m tests.deploy.driver poll    --db URL --owner NAME --campaign ID [--lease S] ...
+    python -m tests.deploy.driver advance --db URL --now ISO
+    python -m tests.deploy.driver mail    --db URL --smtp-port N [--limit N]
+
+Each waits for --go FILE to exist (so several processes start their work together), then
+runs the production service function and writes one JSON line per result to --log (line
+buffered, so a SIGKILLed process leaves every finished line behind). Nothing here changes
+how the services work except two module constants set in this process only, for lack of a
+configuration knob (see tests/deploy/test_multiprocess.py): `polling.LEASE` and the claim
+batch size of `polling.claim_due`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from pbp.db import make_engine
+from pbp.models import OutboxMessage, utcnow
+from pbp.services import cadence, mail_send, polling
+
+
+def _wait_for(path: str) -> None:
+    while not Path(path).exists():
+        time.sleep(0.02)
+
+
+def _poll(args, engine, log) -> None:
+    polling.LEASE = timedelta(seconds=args.lease)
+    polling.claim_due = functools.partial(polling.claim_due, limit=args.claim_limit)
+    fetcher = polling.fetcher_from_config({"PBP_ALLOW_PRIVATE_FEEDS": True})
+
+    def done(outcome: polling.PollOutcome) -> None:
+        line = {"blog": outcome.blog_id, "status": outcome.status, "at": time.time()}
+        log.write(json.dumps(line) + "\n")
+
+    with fetcher:
+        while not Path(args.stop).exists():
+            passed = polling.poll_due(
+                engine=engine,
+                fetcher=fetcher,
+                owner=args.owner,
+                campaign_id=args.campaign,
+                on_done=done,
+            )
+            if not passed:
+                time.sleep(0.1)
+
+
+def _advance(args, engine, log) -> None:
+    now = datetime.fromisoformat(args.now)
+    for advance in cadence.advance_all_due(engine=engine, now=now):
+        log.write(json.dumps(advance.__dict__) + "\n")
+
+
+def _mail(args, engine, log) -> None:
+    transport = mail_send.SmtpTransport(host="127.0.0.1", port=args.smtp_port, timeout=10)
+    while True:
+        report = mail_send.send_pending(
+            engine_or_sessionmaker=engine, transport=transport, now=utcnow(), limit=args.limit
+        )
+        log.write(json.dumps({"claimed": report.claimed, "at": time.time()}) + "\n")
+        for row_id in report.sent:
+            log.write(json.dumps({"sent": row_id}) + "\n")
+        if report.error:
+            log.write(json.dumps({"error": report.error}) + "\n")
+        if not report.claimed:
+            # An empty claim is not an empty outbox: the rows this sender's snapshot saw
+            # may all have been claimed by the other sender meanwhile. Stop when none is due.
+            if not _queued(engine):
+                return
+            log.write(json.dumps({"empty_claim": True}) + "\n")
+            time.sleep(0.05)
+
+
+def _queued(engine) -> int:
+    with engine.connect() as conn:
+        query = sa.select(sa.func.count()).where(mail_send._due(utcnow()))
+        return conn.execute(query.select_from(OutboxMessage)).scalar_one()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="tests.deploy.driver")
+    parser.add_argument("job", choices=["poll", "advance", "mail"])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--go", required=True, help="start once this file exists")
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--ready", help="created once the process is ready to start")
+    parser.add_argument("--owner", default="driver")
+    parser.add_argument("--campaign", type=int)
+    parser.add_argument("--lease", type=float, default=600.0)
+    parser.add_argument("--claim-limit", type=int, default=500)
+    parser.add_argument("--stop", default="/nonexistent", help="poll: stop once this exists")
+    parser.add_argument("--now")
+    parser.add_argument("--smtp-port", type=int)
+    parser.add_argument("--limit", type=int, default=mail_send.CLAIM_LIMIT)
+    args = parser.parse_args(argv)
+    engine = make_engine(args.db)
+    with engine.connect():
+        pass  # connect before saying ready: the start line is about the work, not imports
+    with open(args.log, "a", buffering=1) as log:
+        if args.ready:
+            Path(args.ready).touch()
+        _wait_for(args.go)
+        log.write(json.dumps({"start": time.time()}) + "\n")
+        {"poll": _poll, "advance": _advance, "mail": _mail}[args.job](args, engine, log)
+    engine.dispose()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
