@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from pbp import rules
 from pbp.errors import Conflict, NotFound, UserError
-from pbp.models import Blog, Campaign, Character, Membership, Turn, User
+from pbp.models import Blog, Campaign, Character, Membership, User
 
 RULESETS = tuple(rules.RULESETS)
 # Page names under /c/<campaign>/ that a character's blog would otherwise hide.
@@ -120,9 +120,3 @@ def characters(*, session: Session, campaign: Campaign) -> list[Character]:
             select(Character).where(Character.campaign_id == campaign.id).order_by(Character.name)
         )
     )
-
-
-def current_turn(*, session: Session, campaign: Campaign) -> Turn | None:
-    return session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc()).limit(1)
-    ).first()
