@@ -65,11 +65,14 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "SECRET_KEY": secret,
         "DATABASE_URL": env.get("DATABASE_URL") or default_database_url(instance_path),
         "PBP_BASE_URL": (env.get("PBP_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
+        # Seconds a rendered planet stays cached at most; 0 turns the cache off.
+        "PBP_PAGE_CACHE_SECONDS": float(env.get("PBP_PAGE_CACHE_SECONDS") or 60),
         "SMTP_URL": env.get("SMTP_URL") or None,
         "MAIL_FROM": env.get("PBP_MAIL_FROM") or "pbp <pbp@localhost>",
         "PBP_ALLOW_PRIVATE_FEEDS": _flag(env.get("PBP_ALLOW_PRIVATE_FEEDS")),
         "PBP_POLL_THREADS": int(env.get("PBP_POLL_THREADS") or 16),
         "PBP_POLL_PER_HOST": int(env.get("PBP_POLL_PER_HOST") or 2),
+        "PBP_POLL_LEASE_SECONDS": float(env.get("PBP_POLL_LEASE_SECONDS") or 600),
         "PBP_FETCH_CONNECT_TIMEOUT": float(env.get("PBP_FETCH_CONNECT_TIMEOUT") or 5),
         "PBP_FETCH_READ_TIMEOUT": float(env.get("PBP_FETCH_READ_TIMEOUT") or 15),
     }

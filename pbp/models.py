@@ -106,6 +106,9 @@ class Campaign(SQLModel, table=True):
     settings: dict = _json()
     time_zone: str = Field(default="UTC", max_length=64)
     created_at: datetime = _created()
+    # Bumped after every commit that changed what the campaign's pages show (see
+    # pbp.content_version); cached pages are keyed by it.
+    content_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Membership(SQLModel, table=True):
@@ -238,7 +241,11 @@ class Event(SQLModel, table=True):
 
 
 class Entry(SQLModel, table=True):
-    __table_args__ = (sa.UniqueConstraint("blog_id", "source_id"),)
+    __table_args__ = (
+        sa.UniqueConstraint("blog_id", "source_id"),
+        # The planet's and the blogs' newest-first pages.
+        sa.Index("ix_entry_character_published", "character_id", "published_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     blog_id: int = _fk("blog.id")
@@ -384,3 +391,5 @@ from pbp import models_forum  # noqa: E402,F401  (forum tables; registers them o
 from pbp import models_api  # noqa: E402,F401  (API tables)  # isort: skip
 
 from pbp import models_cards  # noqa: E402,F401  (card game tables)
+
+from pbp import content_version  # noqa: E402,F401  (versions for cached pages)  # isort: skip

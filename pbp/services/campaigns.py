@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp import rules
@@ -108,6 +109,20 @@ def get_campaign(*, session: Session, slug: str) -> Campaign:
     if campaign is None:
         raise NotFound(f"there is no campaign called {slug!r}")
     return campaign
+
+
+_VERSION = sa.select(Campaign.id, Campaign.content_version).where(
+    Campaign.slug == sa.bindparam("slug")
+)
+
+
+def content_version(*, connection: sa.Connection, slug: str) -> tuple[int, int]:
+    """(id, content version) of the campaign `slug`: what a cached page is keyed by. One
+    prepared statement on a plain connection: a page served from the cache needs no more."""
+    row = connection.execute(_VERSION, {"slug": slug}).first()
+    if row is None:
+        raise NotFound(f"there is no campaign called {slug!r}")
+    return row.id, row.content_version
 
 
 def list_campaigns(*, session: Session) -> list[Campaign]:

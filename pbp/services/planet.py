@@ -1,7 +1,9 @@
 """The campaign "planet": every blog's entries merged by time, with their notes, the
 turn's event on top, and live support / oppose counts on this turn's challenges.
 
-A fixed number of queries whatever the campaign's size (no query per entry or note).
+A fixed number of queries whatever the campaign's size (no query per entry or note), and
+a page of `PAGE_SIZE` entries: older ones are a link away (`before`, the last entry shown),
+so a campaign's hundredth turn costs what its first did.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
 from pbp.services import tally as tally_service
+
+PAGE_SIZE = 50
 
 NOTE_COLUMNS = (
     Note.id,
@@ -45,17 +50,21 @@ class Planet:
     entries: list[PlanetEntry]
     turns: list[Any]  # (id, number) rows, the latest first
     filters: dict
+    # The `before` of the next (older) page, None on the last page.
+    older: int | None = None
 
 
 def planet(
     *,
     session: Session,
     campaign: Campaign,
-    limit: int = 100,
+    limit: int | None = None,
     turn_number: int | None = None,
     character_slug: str | None = None,
     mood: str | None = None,
+    before: int | None = None,
 ) -> Planet:
+    limit = limit or PAGE_SIZE
     chars = list(
         session.exec(
             select(Character).where(Character.campaign_id == campaign.id).order_by(Character.name)
@@ -80,8 +89,8 @@ def planet(
             session.exec(select(Event).where(Event.turn_id == turn.id, Event.mode == "all"))
         )
     # The newest `limit` entries are picked by id first and only then read whole: sorting
-    # a long campaign's entries (thousands, bodies included) to keep 100 costs more than
-    # the rest of the page.
+    # a long campaign's entries (thousands, bodies included) to keep a page costs more
+    # than the rest of the page.
     newest = select(Entry.id).where(Entry.character_id.in_(by_id) if by_id else False)
     if turn_number is not None:
         wanted = next((t.id for t in turns if t.number == turn_number), -1)
@@ -91,9 +100,14 @@ def planet(
         newest = newest.where(Entry.character_id.in_(wanted_ids))
     if mood:
         newest = newest.where(Entry.mood == nw.normalize_mood(mood))
+    if before is not None:
+        newest = newest.where(_older_than(session, before))
     order = (Entry.published_at.desc(), Entry.id.desc())
-    newest = newest.order_by(*order).limit(limit)
+    # One more than the page holds tells whether an older page exists.
+    newest = newest.order_by(*order).limit(limit + 1)
     rows = list(session.exec(select(Entry).where(Entry.id.in_(newest)).order_by(*order)))
+    older = rows[limit - 1].id if len(rows) > limit else None
+    rows = rows[:limit]
     notes_by_entry: dict[int, list] = defaultdict(list)
     if rows:
         # Up to 100 entries' notes, a thousand or more: read-only rows, not ORM objects.
@@ -118,4 +132,16 @@ def planet(
         for e in rows
     ]
     filters = {"turn": turn_number, "character": character_slug, "mood": mood}
-    return Planet(campaign, chars, turn, events, entries, turns, filters)
+    return Planet(campaign, chars, turn, events, entries, turns, filters, older)
+
+
+def _older_than(session: Session, entry_id: int):
+    """Entries after `entry_id` in the planet's newest-first order (keyset paging: no
+    OFFSET, whose cost grows with the page number). An unknown id gives the first page."""
+    mark = session.exec(select(Entry.published_at).where(Entry.id == entry_id)).first()
+    if mark is None:
+        return sa.true()
+    return sa.or_(
+        Entry.published_at < mark,
+        sa.and_(Entry.published_at == mark, Entry.id < entry_id),
+    )

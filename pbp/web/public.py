@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask import session as browser_session
+from markupsafe import Markup
 
 from pbp.db import get_session
 from pbp.services import campaigns, planet, play
 from pbp.web.access import current_account, current_membership, login_required
+from pbp.web.page_cache import cached
 
 bp = Blueprint("public", __name__)
 
@@ -18,22 +29,42 @@ def index():
 
 @bp.get("/c/<slug>/")
 def campaign(slug: str):
-    session = get_session()
-    campaign = campaigns.get_campaign(session=session, slug=slug)
-    turn_number = request.args.get("turn", type=int)
-    view = planet.planet(
-        session=session,
-        campaign=campaign,
-        turn_number=turn_number,
-        character_slug=request.args.get("character") or None,
-        mood=request.args.get("mood") or None,
-    )
-    mine = play.character_of(session=session, campaign=campaign, user=current_account())
+    # Read before the page's rows, so a change committed meanwhile is cached under the
+    # older version, which the change's bump retires (pbp.content_version).
+    connection = get_session().connection()
+    campaign_id, version = campaigns.content_version(connection=connection, slug=slug)
+    args = {
+        "turn_number": request.args.get("turn", type=int),
+        "character_slug": request.args.get("character") or None,
+        "mood": request.args.get("mood") or None,
+        "before": request.args.get("before", type=int),
+    }
+    key = ("planet", campaign_id, version, *args.values())
+    user = current_account()
+    if user is None and "_flashes" not in browser_session:
+        # Every visitor without an account or a message sees the same page: kept whole,
+        # encoded. (Keyed by the whole path too: the "Log in" link carries it back.)
+        page = cached(
+            ("visitor", request.full_path, *key),
+            lambda: _planet_page(slug, key, args, user).encode(),
+        )
+        return Response(page, mimetype="text/html")
+    return _planet_page(slug, key, args, user)
+
+
+def _planet_page(slug: str, key: tuple, args: dict, user) -> str:
+    db = get_session()
+    campaign = campaigns.get_campaign(session=db, slug=slug)
+
+    def render() -> str:
+        view = planet.planet(session=db, campaign=campaign, **args)
+        return render_template("_planet.html", campaign=campaign, view=view)
+
     return render_template(
         "campaign.html",
         campaign=campaign,
-        view=view,
-        mine=mine,
+        planet_html=Markup(cached(key, render)),
+        mine=play.character_of(session=db, campaign=campaign, user=user),
         membership=current_membership(campaign),
     )
 

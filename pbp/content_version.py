@@ -1,0 +1,118 @@
+"""Each campaign's content version: a counter bumped after every commit that changed what
+the campaign's pages show, so a rendered page can be cached under it (pbp.web.page_cache).
+
+Session events do the bookkeeping, so no write path can forget it: `after_flush` notes the
+campaigns of the rows written (entries, notes, events, turns, characters, rulings, aliases
+and anything else carrying a campaign id), `after_commit` bumps their counters.
+
+The bump runs in a transaction of its own, after the commit, for two reasons:
+- order: a page read before the bump is cached under the old number, which nobody asks
+  for once the bump lands; bumping inside the writer's transaction on PostgreSQL would
+  let a reader take the new number with the old rows, before the commit shows;
+- locks: the writer holds its row locks until its commit; taking the campaign row's lock
+  at the end as well could deadlock against a referee action that locks the campaign
+  first (pbp.services.turns.lock_campaign). Alone, the bump holds nothing else.
+If a process dies between the commit and the bump, pages stay stale only until the cache's
+time limit (PBP_PAGE_CACHE_SECONDS) or the next change.
+
+Core `update()` statements skip the ORM's flush; the ones pbp runs touch nothing a cached
+page shows (poll state, claims, outbox, tokens, card games).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.orm import Session
+
+from pbp.models import Campaign, Entry, Turn
+from pbp.models import Character as CharacterRow
+
+log = logging.getLogger(__name__)
+_KEY = "pbp_changed_campaigns"
+
+
+def _value(obj, name: str):
+    """The attribute, read without a query where possible; a deleted row can't be read back."""
+    state = sa.inspect(obj)
+    if name in state.dict:
+        return state.dict[name]
+    if name == "id" and state.identity:
+        return state.identity[0]
+    if state.deleted or state.was_deleted or name not in state.mapper.attrs:
+        return None
+    return getattr(obj, name)  # an expired row changed without being read first
+
+
+def _campaigns_of(session: Session, objects) -> set[int]:
+    found: set[int] = set()
+    entry_ids: set[int] = set()
+    character_ids: set[int] = set()
+    turn_ids: set[int] = set()
+    for obj in objects:
+        if isinstance(obj, Campaign):
+            found.add(_value(obj, "id"))
+        elif _value(obj, "campaign_id") is not None:
+            found.add(_value(obj, "campaign_id"))
+        elif _value(obj, "turn_id") is not None:  # events, challenges, most entries
+            turn_ids.add(_value(obj, "turn_id"))
+        elif _value(obj, "character_id") is not None:  # entries outside turns, blogs
+            character_ids.add(_value(obj, "character_id"))
+        elif _value(obj, "entry_id") is not None:  # notes, entry revisions
+            entry_ids.add(_value(obj, "entry_id"))
+    conn = session.connection()
+    if entry_ids:
+        character_ids |= set(
+            conn.scalars(sa.select(Entry.character_id).where(Entry.id.in_(entry_ids)).distinct())
+        )
+    if character_ids:
+        found |= set(
+            conn.scalars(
+                sa.select(CharacterRow.campaign_id).where(CharacterRow.id.in_(character_ids))
+            )
+        )
+    if turn_ids:
+        found |= set(conn.scalars(sa.select(Turn.campaign_id).where(Turn.id.in_(turn_ids))))
+    found.discard(None)
+    return found
+
+
+@event.listens_for(Session, "after_flush")
+def _remember(session: Session, _context) -> None:
+    dirty = [obj for obj in session.dirty if session.is_modified(obj)]
+    changed = [*session.new, *dirty, *session.deleted]
+    if changed:
+        session.info.setdefault(_KEY, set()).update(_campaigns_of(session, changed))
+
+
+@event.listens_for(Session, "after_commit")
+def _bump(session: Session) -> None:
+    if session.in_nested_transaction():  # a savepoint: the real commit comes later
+        return
+    ids = session.info.pop(_KEY, None)
+    if not ids:
+        return
+    bump = (
+        sa.update(Campaign)
+        .where(Campaign.id.in_(sorted(ids)))
+        .values(content_version=Campaign.content_version + 1)
+    )
+    bind = session.get_bind()
+    try:
+        if isinstance(bind, sa.engine.Connection):  # a session inside someone's transaction
+            bind.execute(bump)
+            return
+        with bind.begin() as conn:
+            conn.execute(bump)
+    except sa.exc.DBAPIError:
+        # The change is committed: failing its caller now would invite a retry of a
+        # write that succeeded. Cached pages age out within PBP_PAGE_CACHE_SECONDS.
+        log.warning("content version of campaigns %s not bumped", sorted(ids), exc_info=True)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget(session: Session, transaction) -> None:
+    if transaction.parent is None:  # committed (and bumped) or rolled back
+        session.info.pop(_KEY, None)
