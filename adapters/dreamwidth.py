@@ -5,6 +5,11 @@ Dreamwidth's Atom feed declares ``xmlns:dw`` as the site root (``https://www.dre
 rather than a versioned URI, so any namespace on the dreamwidth.org host counts. Its comment
 feed items only carry the thread URL (``/4242.html?thread=98765#cmt98765``); the entry is the
 same URL without query and fragment.
+
+Entries carry no per-entry comment feed, only ``lj:reply-count``; a journal's notes are read
+from its latest-comments feed, at ``data/rss?comments=1`` beside its ``data/rss``. Polling
+fetches it (as WordPress's site-wide ``/comments/feed/``) when the journal's feed has changed
+and lists reply counts; a 304 or identical bytes skip it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from adapters.base import Parsed
-from adapters.common import generator_name, get, host_of, namespace_prefix
+from adapters.common import generator_name, get, host_of, namespace_prefix, safe_url
 from adapters.livejournal import LiveJournalAdapter, _is_lj_ns
 from pbp.sanitize import clean_text
 
@@ -28,6 +33,20 @@ def entry_url_of_thread(url: str | None) -> str | None:
         return None
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+
+
+def latest_comments_url(journal_url: str | None) -> str | None:
+    """``https://lord-ashby.dreamwidth.org/`` → ``https://lord-ashby.dreamwidth.org/data/rss?comments=1``.
+
+    The journal's address as its feed gives it (the channel link). Any host: the dialect was
+    detected or chosen, and a mirror or a test server has the same layout.
+    """
+    url = safe_url(journal_url)
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return urlunsplit((parts.scheme, parts.netloc, path + "data/rss", "comments=1", ""))
 
 
 def _is_thread_url(url: str | None) -> bool:
@@ -56,6 +75,12 @@ class DreamwidthAdapter(LiveJournalAdapter):
     def is_comment_feed(self, parsed: Parsed) -> bool:
         items = get(parsed, "entries") or []
         return bool(items) and all(_is_thread_url(self.link(item)) for item in items)
+
+    def feed_info(self, parsed: Parsed) -> dict[str, Any]:
+        info = super().feed_info(parsed)
+        if not self.is_comment_feed(parsed):
+            info["site_comments_url"] = latest_comments_url(info["site_url"])
+        return info
 
     def note_parent(self, item: Any, parsed: Parsed) -> tuple[str | None, str | None]:
         return None, entry_url_of_thread(self.link(item))

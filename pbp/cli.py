@@ -6,6 +6,8 @@ exit non-zero; tracebacks are for bugs.
 
 from __future__ import annotations
 
+import sys
+
 import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
@@ -93,12 +95,46 @@ def poll(once: bool, slug: str | None) -> None:
 
     _ready_engine()
     app = current_app._get_current_object()
+    bar = PollProgress(sys.stderr)
     try:
-        summary = polling.poll_once(app, slug=slug, progress=click.echo)
+        summary = polling.poll_once(app, slug=slug, progress=bar)
     except PbpError as exc:
         _fail(exc)
+    finally:
+        bar.finish()
+        polling.app_fetcher(app).close()
+        _engine().dispose()  # a one-shot command leaves no connection behind
     for line in polling.summary_table(summary):
         click.echo(line)
+
+
+class PollProgress:
+    """click's progress bar for one polling pass, on stderr so the summary on stdout stays
+    clean to pipe. It starts at the first finished feed, when the pass's total is known.
+    click draws the bar only on a terminal; elsewhere it prints the label once."""
+
+    def __init__(self, file) -> None:
+        self.file = file
+        self.bar = None
+
+    def __call__(self, done: int, total: int, outcome) -> None:
+        if self.bar is None:
+            self.bar = click.progressbar(
+                length=total,
+                label=f"polling {total} feeds",
+                file=self.file,
+                show_pos=True,
+                item_show_func=_describe_outcome,
+            )
+        self.bar.update(1, outcome)
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.render_finish()
+
+
+def _describe_outcome(outcome) -> str | None:
+    return f"blog {outcome.blog_id}: {outcome.status}" if outcome is not None else None
 
 
 @cli.command("demo")

@@ -1,8 +1,10 @@
 """Poll players' external blogs: claim due feeds, fetch, parse, ingest, schedule the next.
 
 Several worker processes can share the polling on PostgreSQL: due blogs are claimed with
-`SELECT ... FOR UPDATE SKIP LOCKED` and a lease, so no feed is fetched twice at once and a
-dead worker's claim expires. No database transaction is held open during network I/O.
+`SELECT ... FOR UPDATE SKIP LOCKED` and a lease (`PBP_POLL_LEASE_SECONDS`), so no feed is
+fetched twice at once and a dead worker's claim expires. A pass that runs long renews the
+leases it still holds, so a slow pass never loses a feed to another worker mid-fetch. No
+database transaction is held open during network I/O.
 
 Most polls find nothing new (304 or identical bytes), so that path is kept cheap: a pass
 reads what it needs for the whole batch in two queries, stored entries are only read when a
@@ -13,16 +15,18 @@ transaction. tests/bench/test_bench_poll.py measures a pass.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import socket
 import threading
 import weakref
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import itemgetter
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
@@ -38,10 +42,15 @@ from pbp.services.ingest import IngestReport, ingest_parsed
 
 DEFAULT_INTERVAL = timedelta(minutes=15)
 DEADLINE_INTERVAL = timedelta(minutes=5)  # in the last hour before a turn's deadline
+# The default lease; PBP_POLL_LEASE_SECONDS sets it per app. Read when a pass starts, not
+# bound at import: tests/deploy's driver sets it per process.
 LEASE = timedelta(minutes=10)
+RENEWALS_PER_LEASE = 3  # a held lease is pushed back once a third of it has passed
 MAX_PAGES = 5  # Blogger paging on a blog's first poll
 MAX_COMMENT_FEEDS = 50  # per blog per poll
 RECORD_BATCH = 100  # poll records of feeds with nothing new, written together
+
+log = logging.getLogger("pbp.polling")
 
 
 @dataclass
@@ -99,9 +108,16 @@ def fetcher_from_config(config) -> Fetcher:
 
 
 def claim_due(
-    *, engine: Engine, now: datetime, owner: str, limit: int = 500, campaign_id: int | None = None
+    *,
+    engine: Engine,
+    now: datetime,
+    owner: str,
+    limit: int = 500,
+    campaign_id: int | None = None,
+    lease: timedelta | None = None,
 ) -> list[int]:
-    """Lease up to `limit` due external blogs to `owner`; returns their ids."""
+    """Lease up to `limit` due external blogs to `owner` for `lease` (default LEASE); returns
+    their ids."""
     due = (
         select(Blog.id)
         .where(
@@ -123,10 +139,77 @@ def claim_due(
             session.execute(
                 sa.update(Blog)
                 .where(Blog.id.in_(ids))
-                .values(lease_owner=owner, lease_until=now + LEASE)
+                .values(lease_owner=owner, lease_until=now + (lease or LEASE))
             )
         session.commit()
     return ids
+
+
+def renew_leases(
+    *,
+    engine: Engine,
+    blog_ids: Collection[int],
+    owner: str,
+    now: datetime,
+    lease: timedelta | None = None,
+) -> int:
+    """Extend `owner`'s lease on those of `blog_ids` it still holds; returns how many.
+
+    Released rows are left alone, and so is a row whose lease ran out and that another worker
+    has claimed since: it is theirs now. Rows are locked in id order, the order batched poll
+    records are written in too, so a renewal and a batch never deadlock on PostgreSQL."""
+    if not blog_ids:
+        return 0
+    still_held = (
+        select(Blog.id)
+        .where(Blog.id.in_(sorted(blog_ids)), Blog.lease_owner == owner)
+        .order_by(Blog.id)
+        .with_for_update()
+    )
+    with _writing(engine), Session(engine) as session:
+        ids = list(session.exec(still_held))
+        if ids:
+            session.execute(
+                sa.update(Blog).where(Blog.id.in_(ids)).values(lease_until=now + (lease or LEASE))
+            )
+        session.commit()
+    return len(ids)
+
+
+class _Renewal:
+    """Called before every fetch of a pass: once a third of the lease has passed since the
+    last renewal, renews the lease on every feed the pass claimed and has not released yet
+    (a feed being fetched, waiting in a lane, or whose poll record is still queued), so
+    another worker never claims one of them while this pass is alive. A worker that dies
+    renews nothing, and its leases run out as before. The lease must therefore outlast a
+    third of itself plus the longest single request (about a minute at default timeouts)."""
+
+    def __init__(self, engine, owner, blog_ids, lease, clock, claimed_at) -> None:
+        self.engine, self.owner, self.blog_ids = engine, owner, list(blog_ids)
+        self.lease, self.clock = lease, clock
+        self.renewed_at = claimed_at
+        self.lock = threading.Lock()
+
+    def __call__(self) -> None:
+        now = self.clock()
+        with self.lock:  # one renewal per third of a lease, whichever lane gets there first
+            if now - self.renewed_at < self.lease / RENEWALS_PER_LEASE:
+                return
+            self.renewed_at = now
+        try:
+            renew_leases(
+                engine=self.engine,
+                blog_ids=self.blog_ids,
+                owner=self.owner,
+                now=now,
+                lease=self.lease,
+            )
+        except sa.exc.SQLAlchemyError:  # the fetch can still go ahead; retried a third later
+            log.warning("could not renew the polling leases of %s", self.owner, exc_info=True)
+
+
+def _no_renewal() -> None:
+    """`poll_blog` polls one feed outside a pass: nothing to renew."""
 
 
 def _interval(deadline: datetime | None, now: datetime) -> timedelta:
@@ -229,14 +312,20 @@ def poll_blog(
 
 
 def _poll(
-    engine: Engine, job: _Job, fetcher: Fetcher, now: datetime, records: _Records | None = None
+    engine: Engine,
+    job: _Job,
+    fetcher: Fetcher,
+    now: datetime,
+    records: _Records | None = None,
+    renew: Callable[[], None] = _no_renewal,
 ) -> PollOutcome:
+    renew()
     result = fetcher.fetch(job.state, now, interval=_interval(job.deadline, now))
     outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
     if _nothing_new(job, result):
         record = _nothing_new_record(job.blog_id, result, now)
         if records:
-            records.add(record)
+            records.add(record, outcome)
         else:
             _write_records(engine, [record])
         return outcome
@@ -246,7 +335,7 @@ def _poll(
         counts = functools.cache(functools.partial(_comment_counts, engine, job.blog_id))
         try:
             documents, comment_counts = _read_documents(
-                fetcher, result, job.kind, counts, job.first_poll, now, outcome
+                fetcher, result, job.kind, counts, job.first_poll, now, outcome, renew
             )
         except FeedError as exc:
             outcome.status, outcome.error = "not_a_feed", exc.message
@@ -287,8 +376,9 @@ def _nothing_new_record(blog_id: int, result: FetchResult, now: datetime) -> dic
 
 
 def _write_records(engine: Engine, records: list[dict]) -> None:
+    # In id order: the rows are locked in the order lease renewals lock them (no deadlock).
     with _writing(engine), engine.begin() as conn:
-        conn.execute(_UPDATE_BLOG, records)
+        conn.execute(_UPDATE_BLOG, sorted(records, key=itemgetter("blog_id")))
 
 
 class _Records:
@@ -298,30 +388,53 @@ class _Records:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.pending: list[dict] = []
+        self.pending: list[tuple[dict, PollOutcome]] = []
         self.lock = threading.Lock()
 
-    def add(self, record: dict) -> None:
+    def add(self, record: dict, outcome: PollOutcome) -> None:
         with self.lock:
-            self.pending.append(record)
+            self.pending.append((record, outcome))
             if len(self.pending) < RECORD_BATCH:
                 return
             batch, self.pending = self.pending, []
-        _write_records(self.engine, batch)
+        self._write(batch)
 
     def flush(self) -> None:
         with self.lock:
             batch, self.pending = self.pending, []
         if batch:
-            _write_records(self.engine, batch)
+            self._write(batch)
+
+    def _write(self, batch: list[tuple[dict, PollOutcome]]) -> None:
+        """One transaction for the batch. If the database refuses it, one per record, so a
+        record it refuses costs only its own feed, not the batch's other feeds: that feed is
+        reported as an error and keeps its lease, which runs out, and it is polled again."""
+        try:
+            _write_records(self.engine, [record for record, _ in batch])
+            return
+        except sa.exc.SQLAlchemyError:
+            log.warning("a batch of %d poll records failed; writing them one by one", len(batch))
+        for record, outcome in batch:
+            try:
+                _write_records(self.engine, [record])
+            except sa.exc.SQLAlchemyError as exc:
+                outcome.status, outcome.error = "error", f"poll record not saved: {_reason(exc)}"
+                log.warning("blog %s: %s", record["blog_id"], outcome.error)
 
 
-def _read_documents(fetcher, result, kind, counts, first_poll, now, outcome):
+def _reason(exc: sa.exc.SQLAlchemyError) -> str:
+    """The driver's message, first line only: SQLAlchemy's own adds the statement."""
+    cause = getattr(exc, "orig", None) or exc
+    return f"{type(cause).__name__}: {str(cause).strip().splitlines()[0]}"
+
+
+def _read_documents(fetcher, result, kind, counts, first_poll, now, outcome, renew):
     main = _parse(result, kind)
     outcome.parsed_documents += 1
     documents = [main]
     page = main
     while first_poll and page.next_page_url and len(documents) < MAX_PAGES:
+        renew()
         extra = _fetch_extra(fetcher, page.next_page_url, now)
         outcome.fetched_documents += 1
         if extra.status is not FetchStatus.OK:
@@ -334,6 +447,7 @@ def _read_documents(fetcher, result, kind, counts, first_poll, now, outcome):
         if not doc.comment_sources:  # nothing to compare: skip reading the stored counts
             continue
         for entry_key, url, count in _comment_feeds(doc, counts()):
+            renew()
             fetched = _fetch_extra(fetcher, url, now)
             outcome.fetched_documents += 1
             if fetched.status is not FetchStatus.OK:
@@ -414,6 +528,25 @@ def _lanes(jobs: list[_Job], per_host: int | None) -> list[list[_Job]]:
     return sorted(lanes, key=len, reverse=True)
 
 
+class _Reports:
+    """Hands each finished feed to `on_done` and `progress`, one call at a time: the lanes'
+    threads finish feeds concurrently, and a progress bar is not thread-safe."""
+
+    def __init__(self, total: int, on_done, progress) -> None:
+        self.total, self.done = total, 0
+        self.on_done, self.progress = on_done, progress
+        self.lock = threading.Lock()
+
+    def __call__(self, outcome: PollOutcome) -> PollOutcome:
+        with self.lock:
+            self.done += 1
+            if self.on_done:
+                self.on_done(outcome)
+            if self.progress:
+                self.progress(self.done, self.total, outcome)
+        return outcome
+
+
 def poll_due(
     *,
     engine: Engine,
@@ -423,26 +556,28 @@ def poll_due(
     campaign_id: int | None = None,
     now: Callable[[], datetime] = utcnow,
     on_done: Callable[[PollOutcome], None] | None = None,
+    lease: timedelta | None = None,
+    progress: Callable[[int, int, PollOutcome], None] | None = None,
 ) -> list[PollOutcome]:
     """One pass over every due blog with a bounded pool. The fetcher enforces the
-    per-host limit; the work is split into lanes per host so that limit never idles the pool."""
-    blog_ids = claim_due(engine=engine, now=now(), owner=owner, campaign_id=campaign_id)
+    per-host limit; the work is split into lanes per host so that limit never idles the pool.
+
+    `lease` defaults to LEASE and is renewed while the pass runs (see `_Renewal`).
+    `progress(done, total, outcome)` is called once per feed as it finishes, `done` counting
+    1..`total` (the feeds this pass claimed)."""
+    lease = lease or LEASE
+    claimed_at = now()
+    blog_ids = claim_due(
+        engine=engine, now=claimed_at, owner=owner, campaign_id=campaign_id, lease=lease
+    )
     if not blog_ids:
         return []
     records = _Records(engine)
+    renew = _Renewal(engine, owner, blog_ids, lease, now, claimed_at)
+    report = _Reports(len(blog_ids), on_done, progress)
 
     def work(lane: list[_Job]) -> list[PollOutcome]:
-        outcomes = []
-        for job in lane:
-            try:
-                outcome = _poll(engine, job, fetcher, now(), records)
-            except Exception as exc:  # one broken feed must not stop the pass
-                outcome = PollOutcome(job.blog_id, "error", error=f"{type(exc).__name__}: {exc}")
-                _release_after_error(engine, job.blog_id, outcome.error, now())
-            if on_done:
-                on_done(outcome)
-            outcomes.append(outcome)
-        return outcomes
+        return [report(_poll_in_pass(engine, job, fetcher, now, records, renew)) for job in lane]
 
     lanes = _lanes(_load_jobs(engine, blog_ids), getattr(fetcher, "max_per_host", None))
     try:
@@ -450,6 +585,15 @@ def poll_due(
             return [outcome for done in pool.map(work, lanes) for outcome in done]
     finally:
         records.flush()
+
+
+def _poll_in_pass(engine, job, fetcher, now, records, renew) -> PollOutcome:
+    try:
+        return _poll(engine, job, fetcher, now(), records, renew)
+    except Exception as exc:  # one broken feed must not stop the pass
+        outcome = PollOutcome(job.blog_id, "error", error=f"{type(exc).__name__}: {exc}")
+        _release_after_error(engine, job.blog_id, outcome.error, now())
+        return outcome
 
 
 def _release_after_error(engine: Engine, blog_id: int, error: str, now: datetime) -> None:
@@ -482,7 +626,7 @@ def app_fetcher(app) -> Fetcher:
 
 
 def poll_once(app, *, slug=None, progress=None) -> list[PollOutcome]:
-    """One pass for the scheduler or `pbp poll --once`."""
+    """One pass for the scheduler or `pbp poll --once`; `progress` as in `poll_due`."""
     from pbp.db import database
     from pbp.services.campaigns import get_campaign
 
@@ -491,21 +635,19 @@ def poll_once(app, *, slug=None, progress=None) -> list[PollOutcome]:
     if slug:
         with Session(engine) as session:
             campaign_id = get_campaign(session=session, slug=slug).id
-    done = []
-
-    def report(outcome: PollOutcome) -> None:
-        done.append(outcome)
-        if progress:
-            progress(f"[{len(done)}] blog {outcome.blog_id}: {outcome.status}")
-
     return poll_due(
         engine=engine,
         fetcher=app_fetcher(app),
         owner=_owner(),
         threads=app.config.get("PBP_POLL_THREADS", 16),
         campaign_id=campaign_id,
-        on_done=report,
+        lease=lease_from_config(app.config),
+        progress=progress,
     )
+
+
+def lease_from_config(config) -> timedelta:
+    return timedelta(seconds=float(config.get("PBP_POLL_LEASE_SECONDS", LEASE.total_seconds())))
 
 
 def summary_table(outcomes: list[PollOutcome]) -> list[str]:

@@ -7,9 +7,9 @@
 Each waits for --go FILE to exist (so several processes start their work together), then
 runs the production service function and writes one JSON line per result to --log (line
 buffered, so a SIGKILLed process leaves every finished line behind). Nothing here changes
-how the services work except two module constants set in this process only, for lack of a
-configuration knob (see tests/deploy/test_multiprocess.py): `polling.LEASE` and the claim
-batch size of `polling.claim_due`.
+how the services work except the claim batch size of `polling.claim_due`, set in this
+process only for lack of a configuration knob (see tests/deploy/test_multiprocess.py); the
+lease is poll_due's own `lease` argument (PBP_POLL_LEASE_SECONDS in production).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ def _wait_for(path: str) -> None:
 
 
 def _poll(args, engine, log) -> None:
-    polling.LEASE = timedelta(seconds=args.lease)
     polling.claim_due = functools.partial(polling.claim_due, limit=args.claim_limit)
     fetcher = polling.fetcher_from_config({"PBP_ALLOW_PRIVATE_FEEDS": True})
 
@@ -51,6 +50,7 @@ def _poll(args, engine, log) -> None:
                 owner=args.owner,
                 campaign_id=args.campaign,
                 on_done=done,
+                lease=timedelta(seconds=args.lease),
             )
             if not passed:
                 time.sleep(0.1)

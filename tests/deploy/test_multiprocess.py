@@ -17,7 +17,8 @@ see driver.py), started together through a go-file. The feeds are `tests.feedser
 servers on 60 loopback addresses (127.0.1.1-127.0.1.60) in this process; they count the
 requests per path, which is what the polling assertions count. The short lease (10 s instead
 of 10 min) and a claim batch of 50 (instead of 500, so two workers interleave their claims
-over 600 feeds) are set in the driver process; pbp has no configuration knob for either.
+over 600 feeds) are set in the driver process (the lease is PBP_POLL_LEASE_SECONDS in
+production; the claim batch has no knob).
 
 PostgreSQL only (SQLite has one writer and no SKIP LOCKED: multi-worker polling is a
 PostgreSQL deployment); skipped without PBP_TEST_DATABASE_URL. About a minute in all.
