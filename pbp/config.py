@@ -67,6 +67,9 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "PBP_BASE_URL": (env.get("PBP_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
         # Seconds a rendered planet stays cached at most; 0 turns the cache off.
         "PBP_PAGE_CACHE_SECONDS": float(env.get("PBP_PAGE_CACHE_SECONDS") or 60),
+        # Seconds a web process serves visitors a campaign's pages without re-reading its
+        # content version (pbp.web.page_cache); 0 re-reads it on every request.
+        "PBP_PAGE_RECHECK_SECONDS": float(env.get("PBP_PAGE_RECHECK_SECONDS") or 1),
         "SMTP_URL": env.get("SMTP_URL") or None,
         "MAIL_FROM": env.get("PBP_MAIL_FROM") or "pbp <pbp@localhost>",
         "PBP_ALLOW_PRIVATE_FEEDS": _flag(env.get("PBP_ALLOW_PRIVATE_FEEDS")),

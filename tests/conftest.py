@@ -105,6 +105,9 @@ def app(engine, connection, database_url, tmp_path):
             "ENGINE": engine,
             "PBP_ALLOW_PRIVATE_FEEDS": True,
             "PBP_BASE_URL": "http://pbp.test",
+            # Tests read pages right after writing: no second of grace for visitors
+            # (tests/web/test_planet_cache.py covers it).
+            "PBP_PAGE_RECHECK_SECONDS": 0,
         }
     )
     app.extensions["pbp_db"].session_factory = lambda: _session_on(connection)

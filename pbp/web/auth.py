@@ -89,6 +89,8 @@ def _limit_views(app: Flask) -> None:
         # A moving window: no double burst across a window's edge (fixed windows allow it).
         strategy="moving-window",
     )
+    # Every limit is on a POST: reads skip the limiter's per-request bookkeeping.
+    limiter.request_filter(lambda: request.method in ("GET", "HEAD", "OPTIONS"))
     reset_limit = app.config.get("PBP_RESET_LIMIT", RESET_LIMIT)
     limits = {
         "auth.login": limiter.limit(

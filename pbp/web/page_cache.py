@@ -7,11 +7,16 @@ key holds the content version, so a change never serves a stale page past the ve
 bump; the time limit (PBP_PAGE_CACHE_SECONDS, 0 turns caching off) bounds what a process
 that died between a commit and its bump could leave behind. Size is counted in
 characters (or bytes) of HTML, 32 M at most per process, least recently used out first.
+
+Visitors (no account) may be served on a version up to PBP_PAGE_RECHECK_SECONDS old (1 s;
+0: always ask): under load the page then costs no database round trip at all. People
+logged in, who write, always get the current version, so they see their own changes.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -23,10 +28,12 @@ Page = TypeVar("Page", str, bytes)
 
 
 class PageCache:
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic):
+        self._clock = clock
         self._lock = threading.Lock()
-        self._cache: TTLCache = TTLCache(MAX_CHARACTERS, seconds, getsizeof=len)
+        self._cache: TTLCache = TTLCache(MAX_CHARACTERS, seconds, clock, getsizeof=len)
         self._building: dict[Hashable, threading.Lock] = {}
+        self._versions: dict[Hashable, tuple[float, object]] = {}
 
     def get_or_render(self, key: Hashable, render: Callable[[], Page]) -> Page:
         with self._lock:
@@ -50,13 +57,40 @@ class PageCache:
                     self._building.pop(key, None)
         return html
 
+    def recent(self, key: Hashable, load: Callable[[], object], recheck: float) -> object:
+        """`load()`, or its value from less than `recheck` seconds ago."""
+        now = self._clock()
+        with self._lock:
+            seen = self._versions.get(key)
+        if seen is not None and now - seen[0] < recheck:
+            return seen[1]
+        value = load()
+        with self._lock:
+            self._versions[key] = (now, value)
+        return value
 
-def cached(key: Hashable, render: Callable[[], Page]) -> Page:
-    """`render()`'s HTML (text or encoded) for `key`, from this app's cache when it holds it."""
+
+def _cache() -> PageCache | None:
     seconds = current_app.config.get("PBP_PAGE_CACHE_SECONDS", 60)
     if not seconds:
-        return render()
+        return None
     cache = current_app.extensions.get("pbp_page_cache")
     if cache is None:
         cache = current_app.extensions.setdefault("pbp_page_cache", PageCache(seconds))
-    return cache.get_or_render(key, render)
+    return cache
+
+
+def cached(key: Hashable, render: Callable[[], Page]) -> Page:
+    """`render()`'s HTML (text or encoded) for `key`, from this app's cache when it holds it."""
+    cache = _cache()
+    return render() if cache is None else cache.get_or_render(key, render)
+
+
+def visitors_version(slug: str, load: Callable[[], object]) -> object:
+    """The campaign's content version as `load()` reads it, trusted for visitors' pages for
+    PBP_PAGE_RECHECK_SECONDS."""
+    cache = _cache()
+    recheck = current_app.config.get("PBP_PAGE_RECHECK_SECONDS", 1)
+    if cache is None or not recheck:
+        return load()
+    return cache.recent(("version", slug), load, recheck)

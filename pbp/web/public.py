@@ -17,7 +17,7 @@ from markupsafe import Markup
 from pbp.db import get_session
 from pbp.services import campaigns, planet, play
 from pbp.web.access import current_account, current_membership, login_required
-from pbp.web.page_cache import cached
+from pbp.web.page_cache import cached, visitors_version
 
 bp = Blueprint("public", __name__)
 
@@ -29,19 +29,24 @@ def index():
 
 @bp.get("/c/<slug>/")
 def campaign(slug: str):
-    # Read before the page's rows, so a change committed meanwhile is cached under the
-    # older version, which the change's bump retires (pbp.content_version).
-    connection = get_session().connection()
-    campaign_id, version = campaigns.content_version(connection=connection, slug=slug)
     args = {
         "turn_number": request.args.get("turn", type=int),
         "character_slug": request.args.get("character") or None,
         "mood": request.args.get("mood") or None,
         "before": request.args.get("before", type=int),
     }
-    key = ("planet", campaign_id, version, *args.values())
     user = current_account()
-    if user is None and "_flashes" not in browser_session:
+    visitor = user is None and "_flashes" not in browser_session
+
+    # Read before the page's rows, so a change committed meanwhile is cached under the
+    # older version, which the change's bump retires (pbp.content_version).
+    def version() -> tuple[int, int]:
+        connection = get_session().connection()
+        return campaigns.content_version(connection=connection, slug=slug)
+
+    campaign_id, version = visitors_version(slug, version) if visitor else version()
+    key = ("planet", campaign_id, version, *args.values())
+    if visitor:
         # Every visitor without an account or a message sees the same page: kept whole,
         # encoded. (Keyed by the whole path too: the "Log in" link carries it back.)
         page = cached(

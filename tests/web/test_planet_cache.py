@@ -7,9 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from pbp.models import Campaign, Character, Entry
-from pbp.services import blog, planet, turns
+from pbp.models import Campaign, Character, Entry, User
+from pbp.services import accounts, blog, planet, turns
+from pbp.web.page_cache import PageCache
 from tests.factories import make_campaign, make_characters
+from tests.web.conftest import PASSWORD
 
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
 
@@ -158,3 +160,40 @@ def test_caching_can_be_turned_off(app, client, game, db_session):
     campaign, (ada, *_) = game
     client.get(f"/c/{campaign.slug}/")
     assert "pbp_page_cache" not in app.extensions
+
+
+def test_visitors_may_see_a_page_a_second_old_people_logged_in_never(
+    app, client, auth, game, db_session
+):
+    campaign, (ada, bram, *_) = game
+    app.config["PBP_PAGE_RECHECK_SECONDS"] = 1
+    now = [1000.0]
+    app.extensions["pbp_page_cache"] = PageCache(60, clock=lambda: now[0])
+    url = f"/c/{campaign.slug}/"
+    assert b"No entries" in client.get(url).data
+    _entry(db_session, ada, "Fresh news", 1)
+    now[0] += 0.5
+    assert b"Fresh news" not in client.get(url).data  # a visitor, within the second
+
+    user = db_session.get(User, bram.user_id)
+    user.password_hash = accounts.hash_password(PASSWORD)
+    db_session.commit()
+    auth.login(user)
+    assert b"Fresh news" in client.get(url).data  # logged in: the current version
+    auth.logout()
+    client.get("/")  # shows the logout's message: the next page is a visitor's again
+
+    now[0] += 0.1
+    assert b"Fresh news" not in client.get(url).data
+    now[0] += 0.5
+    assert b"Fresh news" in client.get(url).data  # the second is over
+
+
+def test_the_cache_forgets_pages_after_its_time_limit(app, client, game, db_session):
+    campaign, (ada, *_) = game
+    now = [1000.0]
+    app.extensions["pbp_page_cache"] = cache = PageCache(60, clock=lambda: now[0])
+    client.get(f"/c/{campaign.slug}/")
+    assert len(cache._cache) == 2  # the visitor's whole page and the planet part
+    now[0] += 61
+    assert len(cache._cache) == 0
