@@ -14,7 +14,7 @@ from flask import Flask
 
 from pbp.db import database
 from pbp.models import utcnow
-from pbp.services import cadence, mail, mail_send, polling
+from pbp.services import cadence, idempotency, mail, mail_send, polling
 from pbp.services.mail import MailSettings
 
 log = logging.getLogger("pbp.scheduler")
@@ -38,6 +38,8 @@ JOBS: list[tuple] = [
     (mail_send.send_outbox, {"trigger": "interval", "seconds": 30}),
     # Keyed by day, so an hourly run queues each player's digest once.
     (mail.queue_daily_digests, {"trigger": "interval", "hours": 1}),
+    # The API's idempotency records are needed for a day at most.
+    (idempotency.forget_old, {"trigger": "interval", "hours": 1}),
 ]
 
 

@@ -110,3 +110,14 @@ def purge(*, session: Session, now: datetime) -> int:
         sa.delete(IdempotencyRecord).where(IdempotencyRecord.created_at < now - KEEP_FOR)
     )
     return result.rowcount or 0
+
+
+def forget_old(app) -> int:
+    """The scheduler's job: purge and commit; returns how many records went."""
+    from pbp.db import database, writing
+    from pbp.models import utcnow
+
+    with writing(), database(app).session_factory() as session:
+        gone = purge(session=session, now=utcnow())
+        session.commit()
+    return gone

@@ -139,3 +139,29 @@ def test_keys_expire_after_a_day(db_session, world):
     assert idempotency.purge(session=db_session, now=NOW) == 0
     count = db_session.exec(select(sa.func.count()).select_from(IdempotencyRecord)).one()
     assert count == 0
+
+
+def test_the_scheduler_forgets_records_older_than_a_day(app, db_session, world):
+    from datetime import timedelta
+
+    from pbp.models import utcnow
+    from scheduler.jobs import JOBS
+
+    user = world.users["player"]
+    for key, age in (("old", timedelta(days=2)), ("new", timedelta(hours=1))):
+        idempotency.remember(
+            session=db_session,
+            user=user,
+            key=key,
+            method="POST",
+            path="/x",
+            fingerprint="f",
+            status=201,
+            body={},
+            now=utcnow() - age,
+        )
+    db_session.commit()
+    assert idempotency.forget_old in [func for func, _trigger in JOBS]
+    assert idempotency.forget_old(app) == 1
+    keys = db_session.exec(select(IdempotencyRecord.key)).all()
+    assert keys == ["new"]
