@@ -10,13 +10,7 @@ from pbp.errors import Forbidden, UserError
 from pbp.rules import noteworthy as nw
 from pbp.services import api_reads, blog, campaigns, play
 from pbp.services.api_reads import Page
-from pbp.web.blog import (
-    WITHDRAWN_MOOD,
-    _chosen_target,
-    _markdown_source,
-    _my_character,
-    _with_target,
-)
+from pbp.web.access import my_character
 
 ENTRY = "/campaigns/<slug>/entries/<int:entry_id>"
 
@@ -63,7 +57,7 @@ def get_entry(call: Call, slug: str, entry_id: int) -> s.EntryOut:
 def challenge_option(call: Call, slug: str) -> s.ChallengeOptionOut:
     """Whether your character may challenge this turn, whom, or why not."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = _my_character(call.session, campaign)
+    mine = my_character(call.session, campaign)
     turn = play.open_turn(session=call.session, campaign=campaign)
     option = play.challenge_option(
         session=call.session, campaign=campaign, character=mine, turn=turn
@@ -88,19 +82,19 @@ def write_entry(call: Call, slug: str) -> s.EntryOut:
     it becomes the entry's "Target:" line, as the write form does it.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = _my_character(call.session, campaign)
+    mine = my_character(call.session, campaign)
     turn = play.open_turn(session=call.session, campaign=campaign)
     option = play.challenge_option(
         session=call.session, campaign=campaign, character=mine, turn=turn
     )
     body = call.body
     form = {"mood": body.mood.strip(), "target": str(body.target_id or "")}
-    target = _chosen_target(option, form)
+    target = play.chosen_target(option, form["mood"], form["target"])
     entry = blog.post_entry(
         session=call.session,
         character=mine,
         title=body.title.strip(),
-        body_markdown=_with_target(body.body.strip(), form["mood"], target),
+        body_markdown=play.with_target(body.body.strip(), form["mood"], target),
         mood=form["mood"],
         now=call.now,
     )
@@ -109,7 +103,7 @@ def write_entry(call: Call, slug: str) -> s.EntryOut:
 
 
 def _own_entry(call: Call, campaign, entry_id: int, refusal: str):
-    mine = _my_character(call.session, campaign)
+    mine = my_character(call.session, campaign)
     row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
     if row.author.id != mine.id:
         raise Forbidden(refusal)
@@ -162,8 +156,8 @@ def withdraw(call: Call, slug: str, entry_id: int) -> s.EditOut:
         entry=row.entry,
         editor=mine,
         title=row.entry.title,
-        body_markdown=_markdown_source(latest),
-        mood=WITHDRAWN_MOOD,
+        body_markdown=play.markdown_source(latest),
+        mood=play.WITHDRAWN_MOOD,
         now=call.now,
     )
     row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
@@ -206,7 +200,7 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
     the target and outsiders cannot support or oppose.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = _my_character(call.session, campaign)
+    mine = my_character(call.session, campaign)
     row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
     turn = play.open_turn(session=call.session, campaign=campaign)
     refusal = play.note_refusal(entry=row.entry, turn=turn)

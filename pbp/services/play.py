@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
+from pbp.errors import UserError
 from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
 from pbp.rules import noteworthy as nw
 
@@ -98,3 +99,32 @@ def position_refusal(
     if target_id is not None and character.id == target_id:
         return "The target cannot take a position on a challenge against them."
     return None
+
+
+WITHDRAWN_MOOD = "Withdrawn"
+
+
+def with_target(body: str, mood: str, target_name: str | None) -> str:
+    """The picker's choice becomes an explicit "Target:" line, which the rules read first
+    (the same as a player typing it on their own blog)."""
+    if nw.is_challenging(mood) and target_name:
+        return f"Target: {target_name}\n\n{body}"
+    return body
+
+
+def chosen_target(option: ChallengeOption, mood: str, target_id: str) -> str | None:
+    """The target a picker's form names (its `target` field: a character id), checked."""
+    if not nw.is_challenging(mood):
+        return None
+    if not option.allowed:
+        raise UserError(option.reason)
+    chosen = [t for t in option.targets if str(t.id) == target_id]
+    if len(chosen) != 1:
+        raise UserError("A challenge names exactly one target: choose one character.")
+    return chosen[0].name
+
+
+def markdown_source(revision) -> str:
+    # Built-in entries keep rendered HTML; Markdown passes inline HTML through and the
+    # sanitizer keeps it identical, so the body survives an edit that only changes mood.
+    return revision.body_html if revision else ""

@@ -21,7 +21,7 @@ from flask_login import UserMixin, current_user
 from pbp.db import get_session
 from pbp.errors import Forbidden
 from pbp.models import Campaign, Membership, User
-from pbp.services import accounts, campaigns
+from pbp.services import accounts, campaigns, play
 
 
 class LoginUser(UserMixin):
@@ -122,3 +122,12 @@ def safe_next(target: str | None, default: str = "/") -> str:
     if parts.scheme or parts.netloc:
         return default
     return target
+
+
+def my_character(session, campaign):
+    """The logged-in player's character in `campaign`; 403 for anyone else."""
+    require_player(campaign)
+    character = play.character_of(session=session, campaign=campaign, user=current_account())
+    if character is None:
+        raise Forbidden("you have no character in this campaign yet")
+    return character

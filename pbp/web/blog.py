@@ -12,22 +12,14 @@ from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
 from pbp.rules import noteworthy as nw
 from pbp.services import blog, campaigns, feeds, play
 from pbp.services import tally as tally_service
-from pbp.web.access import current_account, login_required, require_player
+from pbp.web import access
+from pbp.web.access import current_account, login_required
 
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
-WITHDRAWN_MOOD = "Withdrawn"
 
 
 def now():
     return current_app.config.get("PBP_CLOCK", utcnow)()
-
-
-def _my_character(session, campaign):
-    require_player(campaign)
-    character = play.character_of(session=session, campaign=campaign, user=current_account())
-    if character is None:
-        raise Forbidden("you have no character in this campaign yet")
-    return character
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
@@ -42,20 +34,12 @@ def _mood_suggestions(campaign) -> list[str]:
     return ["Challenging", *(campaign.settings or {}).get("custom_moods", {})]
 
 
-def _with_target(body: str, mood: str, target_name: str | None) -> str:
-    """The picker's choice becomes an explicit "Target:" line, which the rules read first
-    (the same as a player typing it on their own blog)."""
-    if nw.is_challenging(mood) and target_name:
-        return f"Target: {target_name}\n\n{body}"
-    return body
-
-
 @bp.route("/write", methods=["GET", "POST"])
 @login_required
 def write(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    character = _my_character(session, campaign)
+    character = access.my_character(session, campaign)
     turn = play.open_turn(session=session, campaign=campaign)
     option = play.challenge_option(
         session=session, campaign=campaign, character=character, turn=turn
@@ -63,12 +47,12 @@ def write(slug: str):
     form = {"title": "", "mood": "", "body": "", "target": ""}
     if request.method == "POST":
         form = {k: request.form.get(k, "").strip() for k in form}
-        target = _chosen_target(option, form)
+        target = play.chosen_target(option, form["mood"], form["target"])
         entry = blog.post_entry(
             session=session,
             character=character,
             title=form["title"],
-            body_markdown=_with_target(form["body"], form["mood"], target),
+            body_markdown=play.with_target(form["body"], form["mood"], target),
             mood=form["mood"],
             now=now(),
         )
@@ -88,23 +72,12 @@ def write(slug: str):
     )
 
 
-def _chosen_target(option: play.ChallengeOption, form: dict) -> str | None:
-    if not nw.is_challenging(form["mood"]):
-        return None
-    if not option.allowed:
-        raise UserError(option.reason)
-    chosen = [t for t in option.targets if str(t.id) == form["target"]]
-    if len(chosen) != 1:
-        raise UserError("A challenge names exactly one target: choose one character.")
-    return chosen[0].name
-
-
 @bp.route("/<character>/<int:entry_id>/edit", methods=["GET", "POST"])
 @login_required
 def edit(slug: str, character: str, entry_id: int):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    mine = _my_character(session, campaign)
+    mine = access.my_character(session, campaign)
     author, entry = _entry(session, campaign, character, entry_id)
     if author.id != mine.id:
         raise Forbidden("only the entry's author can edit it")
@@ -151,7 +124,7 @@ def withdraw(slug: str, character: str, entry_id: int):
     still counts as your challenge for that turn." Recorded as a mood revision."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    mine = _my_character(session, campaign)
+    mine = access.my_character(session, campaign)
     author, entry = _entry(session, campaign, character, entry_id)
     if author.id != mine.id:
         raise Forbidden("only the challenger can withdraw a challenge")
@@ -167,8 +140,8 @@ def withdraw(slug: str, character: str, entry_id: int):
         entry=entry,
         editor=mine,
         title=entry.title,
-        body_markdown=_markdown_source(body),
-        mood=WITHDRAWN_MOOD,
+        body_markdown=play.markdown_source(body),
+        mood=play.WITHDRAWN_MOOD,
         now=now(),
     )
     session.commit()
@@ -176,18 +149,12 @@ def withdraw(slug: str, character: str, entry_id: int):
     return redirect(url_for("blog.entry", slug=slug, character=character, entry_id=entry_id))
 
 
-def _markdown_source(revision) -> str:
-    # Built-in entries keep rendered HTML; Markdown passes inline HTML through and the
-    # sanitizer keeps it identical, so the body survives an edit that only changes mood.
-    return revision.body_html if revision else ""
-
-
 @bp.post("/<character>/<int:entry_id>/notes")
 @login_required
 def add_note(slug: str, character: str, entry_id: int):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    mine = _my_character(session, campaign)
+    mine = access.my_character(session, campaign)
     _, entry = _entry(session, campaign, character, entry_id)
     turn = play.open_turn(session=session, campaign=campaign)
     refusal = play.note_refusal(entry=entry, turn=turn)
