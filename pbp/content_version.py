@@ -3,7 +3,8 @@ the campaign's pages show, so a rendered page can be cached under it (pbp.web.pa
 
 Session events do the bookkeeping, so no write path can forget it: `after_flush` notes the
 campaigns of the rows written (entries, notes, events, turns, characters, rulings, aliases
-and anything else carrying a campaign id), `after_commit` bumps their counters.
+and anything else carrying a campaign id), `after_commit` keeps them, and the end of the
+transaction bumps their counters.
 
 The bump runs in a transaction of its own, after the commit, for two reasons:
 - order: a page read before the bump is cached under the old number, which nobody asks
@@ -32,6 +33,7 @@ from pbp.models import Character as CharacterRow
 
 log = logging.getLogger(__name__)
 _KEY = "pbp_changed_campaigns"
+_COMMITTED = "pbp_committed_campaigns"
 
 
 def _value(obj, name: str):
@@ -88,10 +90,23 @@ def _remember(session: Session, _context) -> None:
 
 
 @event.listens_for(Session, "after_commit")
-def _bump(session: Session) -> None:
+def _committed(session: Session) -> None:
     if session.in_nested_transaction():  # a savepoint: the real commit comes later
         return
     ids = session.info.pop(_KEY, None)
+    if ids:
+        session.info[_COMMITTED] = ids
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _bump(session: Session, transaction) -> None:
+    """After the outermost transaction, once its connection is back in the pool: bumping
+    from after_commit would hold two connections per session, and a pool's worth of poll
+    threads doing so would wait on each other until the pool timeout."""
+    if transaction.parent is not None:
+        return
+    session.info.pop(_KEY, None)  # rolled back: nothing to bump
+    ids = session.info.pop(_COMMITTED, None)
     if not ids:
         return
     bump = (
@@ -110,9 +125,3 @@ def _bump(session: Session) -> None:
         # The change is committed: failing its caller now would invite a retry of a
         # write that succeeded. Cached pages age out within PBP_PAGE_CACHE_SECONDS.
         log.warning("content version of campaigns %s not bumped", sorted(ids), exc_info=True)
-
-
-@event.listens_for(Session, "after_transaction_end")
-def _forget(session: Session, transaction) -> None:
-    if transaction.parent is None:  # committed (and bumped) or rolled back
-        session.info.pop(_KEY, None)
