@@ -287,6 +287,14 @@ class Note(SQLModel, table=True):
     __table_args__ = (
         sa.UniqueConstraint("entry_id", "source_id"),
         _choices("stance", STANCES),
+        # The dashboard's unmapped commenters: small (only notes waiting for a mapping),
+        # and probed per entry of one campaign, so other campaigns' notes cost nothing.
+        sa.Index(
+            "ix_note_unmapped",
+            "entry_id",
+            sqlite_where=sa.text("author_character_id IS NULL"),
+            postgresql_where=sa.text("author_character_id IS NULL"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
