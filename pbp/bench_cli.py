@@ -3,7 +3,9 @@
 The benchmarks print their figures (they assert no timings); this runs them with pytest in
 verbose mode, echoes the output as it comes, and files each printed line under the
 benchmark that printed it, so a new benchmark needs no registration. Lines without a digit
-(decoration) are left out.
+(decoration) are left out. A benchmark may also print a Markdown table (lines that start and
+end with "|", e.g. tests/bench/test_bench_growth.py's 1x/4x/16x curve): it is written as a
+table of its own under the benchmark's name, below the summary.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ TEST_ID = re.compile(r"^(tests/bench/\S+?\.py::\S+)\s?(.*)$")
 OUTCOME = re.compile(r"\s*(PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b.*$")
 
 
+def is_table_row(line: str) -> bool:
+    return len(line) > 1 and line.startswith("|") and line.endswith("|")
+
+
 def figures_by_benchmark(output: str) -> dict[str, list[str]]:
     """{test id: its printed lines}, from `pytest -s -v` output."""
     found: dict[str, list[str]] = {}
@@ -38,7 +44,7 @@ def figures_by_benchmark(output: str) -> dict[str, list[str]]:
         if line.startswith(("=", "_")):  # pytest's summary: the tests are over
             current = None
             continue
-        if line and re.search(r"\d", line):
+        if line and (re.search(r"\d", line) or is_table_row(line)):
             found[current].append(line)
     return found
 
@@ -59,10 +65,18 @@ def markdown(figures: dict[str, list[str]], scale: str, when: datetime) -> str:
         "| Benchmark | Figures |",
         "| --- | --- |",
     ]
+    tables: dict[str, list[str]] = {}
     for test_id, printed in figures.items():
         name = f"`{test_id.removeprefix('tests/bench/')}`"
-        for n, line in enumerate(printed or ["(no figures printed)"]):
+        rows = [line for line in printed if is_table_row(line)]
+        text = [line for line in printed if not is_table_row(line)]
+        if rows:
+            tables[name] = rows
+            text.insert(min(1, len(text)), "(its table of figures is below)")
+        for n, line in enumerate(text or ["(no figures printed)"]):
             lines.append(f"| {name if n == 0 else ''} | {_cell(line)} |")
+    for name, rows in tables.items():
+        lines += ["", f"## {name}", "", *rows]
     return "\n".join(lines) + "\n"
 
 

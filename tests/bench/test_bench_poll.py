@@ -94,7 +94,7 @@ def rss(k: int, base: str, entries: int) -> bytes:
     ).encode()
 
 
-def _farm(conn, hosts: int, per_host: int) -> None:
+def _farm(conn, hosts: int, per_host: int, delay: float = DELAY) -> None:
     """The child process serving every feed: one FeedServer per loopback address (all of
     127/8 reaches lo on Linux). Commands arrive on *conn*; see Farm."""
     # http.server looks up each address's FQDN on bind; in some sandboxes a reverse lookup of
@@ -109,7 +109,7 @@ def _farm(conn, hosts: int, per_host: int) -> None:
             body=rss(k, server.base_url, 3 if version == 1 else 4),
             etag=f'"v{version}-{k}"',
             content_type="application/rss+xml; charset=UTF-8",
-            delay=DELAY,
+            delay=delay,
         )
 
     conn.send([serve(k, 1) for k in range(hosts * per_host)])
@@ -133,10 +133,12 @@ class Farm:
     life, and 200 servers' threads in this process would compete with the poller for the
     GIL. (They still share the machine's two cores.)"""
 
-    def __init__(self, hosts: int, per_host: int) -> None:
+    def __init__(self, hosts: int, per_host: int, delay: float = DELAY) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a threaded process
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_farm, args=(child, hosts, per_host), daemon=True)
+        self.process = context.Process(
+            target=_farm, args=(child, hosts, per_host, delay), daemon=True
+        )
         self.process.start()
         child.close()  # so a crashed child means EOFError here, not a hang
         if not self.conn.poll(120):
