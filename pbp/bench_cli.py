@@ -91,14 +91,18 @@ def markdown(figures: dict[str, list[str]], scale: str, when: datetime) -> str:
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=ROOT / "docs" / "benchmarks.md",
-    show_default="docs/benchmarks.md",
+    default=None,
+    show_default="docs/benchmarks.md, or docs/benchmarks-postgresql.md with PBP_TEST_DATABASE_URL",
 )
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
-def bench(scale: str, output: Path, pytest_args: tuple[str, ...]) -> None:
-    """Run tests/bench and write the figures they print to docs/benchmarks.md.
+def bench(scale: str, output: Path | None, pytest_args: tuple[str, ...]) -> None:
+    """Run tests/bench and write the figures they print to docs/benchmarks.md (SQLite) or
+    docs/benchmarks-postgresql.md (PBP_TEST_DATABASE_URL set: the benchmarks use it).
 
     Extra arguments go to pytest, e.g. `pbp bench --scale small -k poll`."""
+    if output is None:
+        postgres = bool(os.environ.get("PBP_TEST_DATABASE_URL"))
+        output = ROOT / "docs" / ("benchmarks-postgresql.md" if postgres else "benchmarks.md")
     command = [sys.executable, "-m", "pytest", "-o", "addopts=", "-s", "-v", "-p"]
     command += ["no:cacheprovider", "tests/bench", *pytest_args]
     env = {**os.environ, "PBP_BENCH_SCALE": scale}
