@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from flask import (
-    Blueprint,
-    Response,
-    flash,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask import session as browser_session
 from markupsafe import Markup
 
@@ -40,11 +32,11 @@ def campaign(slug: str):
 
     # Read before the page's rows, so a change committed meanwhile is cached under the
     # older version, which the change's bump retires (pbp.content_version).
-    def version() -> tuple[int, int]:
+    def read_version() -> tuple[int, int]:
         connection = get_session().connection()
         return campaigns.content_version(connection=connection, slug=slug)
 
-    campaign_id, version = visitors_version(slug, version) if visitor else version()
+    campaign_id, version = visitors_version(slug, read_version) if visitor else read_version()
     key = ("planet", campaign_id, version, *args.values())
     if visitor:
         # Every visitor without an account or a message sees the same page: kept whole,
