@@ -287,13 +287,21 @@ class Note(SQLModel, table=True):
     __table_args__ = (
         sa.UniqueConstraint("entry_id", "source_id"),
         _choices("stance", STANCES),
-        # The dashboard's unmapped commenters: small (only notes waiting for a mapping),
-        # and probed per entry of one campaign, so other campaigns' notes cost nothing.
+        # Notes waiting for their commenter's mapping, found per entry of one campaign
+        # (dashboard, ingest): other campaigns' waiting notes cost nothing. The author
+        # index leaves NULL out: as one key holding every waiting note of every campaign
+        # it tempted SQLite's planner into reading them all.
         sa.Index(
             "ix_note_unmapped",
             "entry_id",
             sqlite_where=sa.text("author_character_id IS NULL"),
             postgresql_where=sa.text("author_character_id IS NULL"),
+        ),
+        sa.Index(
+            "ix_note_mapped_author",
+            "author_character_id",
+            sqlite_where=sa.text("author_character_id IS NOT NULL"),
+            postgresql_where=sa.text("author_character_id IS NOT NULL"),
         ),
     )
 
@@ -301,7 +309,9 @@ class Note(SQLModel, table=True):
     entry_id: int = _fk("entry.id")
     source_id: str = Field(max_length=1000)
     # NULL while the commenter is not mapped to a character.
-    author_character_id: int | None = _fk("character.id", nullable=True, ondelete="SET NULL")
+    author_character_id: int | None = Field(
+        default=None, foreign_key="character.id", nullable=True, ondelete="SET NULL"
+    )
     author_name: str = Field(default="", max_length=200)
     author_uri: str | None = Field(default=None, max_length=2000)
     author_email_hash: str | None = Field(default=None, max_length=64)

@@ -117,11 +117,14 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
 
 def unmapped_commenters(*, session: Session, campaign: Campaign) -> list[Unmapped]:
     """Commenters on external blogs not yet mapped to a character (their notes wait)."""
+    entries = (
+        select(Entry.id)
+        .join(Character, Character.id == Entry.character_id)
+        .where(Character.campaign_id == campaign.id)
+    )
     rows = session.exec(
         select(Note.author_name, Note.author_uri, sa.func.count())
-        .join(Entry, Entry.id == Note.entry_id)
-        .join(Character, Character.id == Entry.character_id)
-        .where(Character.campaign_id == campaign.id, Note.author_character_id.is_(None))
+        .where(Note.entry_id.in_(entries), Note.author_character_id.is_(None))
         .group_by(Note.author_name, Note.author_uri)
         .order_by(sa.func.count().desc())
     ).all()

@@ -293,11 +293,13 @@ def map_author(
         AuthorAlias(campaign_id=campaign_id, character_id=character_id, kind=kind, value=value)
     )
     column = {"name": Note.author_name, "uri": Note.author_uri}.get(kind, Note.author_email_hash)
-    notes = session.exec(
-        select(Note)
-        .join(Entry, Entry.id == Note.entry_id)
+    entries = (
+        select(Entry.id)
         .join(Character, Character.id == Entry.character_id)
-        .where(Character.campaign_id == campaign_id, Note.author_character_id.is_(None))
+        .where(Character.campaign_id == campaign_id)
+    )
+    notes = session.exec(
+        select(Note).where(Note.entry_id.in_(entries), Note.author_character_id.is_(None))
     ).all()
     mapped = 0
     for note in notes:
