@@ -11,7 +11,6 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from adapters import Fetcher
 from pbp.models import AuditLog, Blog, Campaign, Entry, EntryRevision, Note, Turn
 from pbp.services import campaigns, ingest, polling
 from tests.feedserver import FeedServer
@@ -30,12 +29,6 @@ def fixture(name: str, base: str) -> bytes:
 def server():
     with FeedServer("127.0.0.1") as srv:
         yield srv
-
-
-@pytest.fixture
-def fetcher():
-    with Fetcher(allow_private=True, connect_timeout=1, read_timeout=2) as f:
-        yield f
 
 
 @pytest.fixture

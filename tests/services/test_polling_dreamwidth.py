@@ -14,7 +14,6 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from adapters import Fetcher
 from pbp.models import Blog, Campaign, Entry, Note, Turn
 from pbp.services import campaigns, polling
 from tests.feedserver import FeedServer
@@ -43,12 +42,6 @@ def server():
             content_type="application/rss+xml; charset=UTF-8",
         )
         yield srv
-
-
-@pytest.fixture
-def fetcher():
-    with Fetcher(allow_private=True, connect_timeout=1, read_timeout=2) as f:
-        yield f
 
 
 @pytest.fixture
