@@ -10,7 +10,7 @@ from pbp.db import get_session
 from pbp.errors import Forbidden, NotFound, UserError
 from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
 from pbp.rules import noteworthy as nw
-from pbp.services import blog, campaigns, feeds, play
+from pbp.services import blog, campaigns, feeds, play, turns
 from pbp.services import tally as tally_service
 from pbp.web import access
 from pbp.web.access import current_account, login_required
@@ -235,6 +235,16 @@ def character_page(slug: str, character: str):
     received = session.exec(select(Challenge).where(Challenge.target_id == who.id)).all()
     names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
     blog_row = blog.blog_of(session=session, character=who)
+    # Challenges are stored when their turn is resolved; until then, the live tally.
+    current = []
+    turn = turns.latest_turn(session=session, campaign=campaign)
+    if campaign.ruleset == "noteworthy" and turn is not None and turn.status != "resolved":
+        result = tally_service.tally(session=session, campaign=campaign, turn=turn)
+        current = [
+            c
+            for c in result.challenges
+            if who.id in (c.challenger_id, c.target_id) and c.challenger_id in names
+        ]
     return render_template(
         "blog/character.html",
         campaign=campaign,
@@ -244,4 +254,6 @@ def character_page(slug: str, character: str):
         received=received,
         names=names,
         blog=blog_row,
+        current=current,
+        turn=turn,
     )

@@ -239,3 +239,35 @@ def test_planet_filters_by_turn_character_and_mood(client, game, db_session, clo
     assert b"Ada one" not in client.get(base + f"?character={bram.slug}").data
     assert b"Bram two" in client.get(base + "?mood=angry").data
     assert b"Ada one" not in client.get(base + "?mood=angry").data
+
+
+def test_character_pages_show_this_turns_challenges_with_live_counts(
+    client, auth, game, db_session, clock
+):
+    campaign, (ada, bram, cleo, *_) = game
+    next_turn(db_session, campaign, clock)
+    entry = blog.post_entry(
+        session=db_session,
+        character=ada,
+        title="Bram!",
+        body_markdown="Target: Bram\n\ngo",
+        mood="Challenging",
+        now=clock["now"] + timedelta(minutes=1),
+    )
+    blog.post_note(
+        session=db_session,
+        entry=entry,
+        author=cleo,
+        body_markdown="yes",
+        stance="support",
+        now=clock["now"] + timedelta(minutes=2),
+    )
+    db_session.commit()
+    ada_page = client.get(f"/c/{campaign.slug}/{ada.slug}/").get_data(as_text=True)
+    bram_page = client.get(f"/c/{campaign.slug}/{bram.slug}/").get_data(as_text=True)
+    cleo_page = client.get(f"/c/{campaign.slug}/{cleo.slug}/").get_data(as_text=True)
+    assert "Turn 2 (open)" in ada_page and "against Bram</a>:" in ada_page
+    assert "1 support · 0 oppose" in ada_page
+    assert "from Ada</a>:" in bram_page and "1 support · 0 oppose" in bram_page
+    assert f"/c/{campaign.slug}/{ada.slug}/{entry.id}" in bram_page
+    assert "Turn 2 (open)" not in cleo_page
