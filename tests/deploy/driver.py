@@ -6,16 +6,15 @@
 
 Each waits for --go FILE to exist (so several processes start their work together), then
 runs the production service function and writes one JSON line per result to --log (line
-buffered, so a SIGKILLed process leaves every finished line behind). Nothing here changes
-how the services work except the claim batch size of `polling.claim_due`, set in this
-process only for lack of a configuration knob (see tests/deploy/test_multiprocess.py); the
-lease is poll_due's own `lease` argument (PBP_POLL_LEASE_SECONDS in production).
+buffered, so a SIGKILLed process leaves every finished line behind): `poll` a line per feed
+polled and one per pass (feeds, seconds), until --stop FILE exists. Nothing here changes how
+the services work: the claim batch is `polling.claim_due`'s own (500), and the lease is
+poll_due's `lease` argument (PBP_POLL_LEASE_SECONDS in production), shortened by the tests.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 import time
@@ -35,7 +34,6 @@ def _wait_for(path: str) -> None:
 
 
 def _poll(args, engine, log) -> None:
-    polling.claim_due = functools.partial(polling.claim_due, limit=args.claim_limit)
     fetcher = polling.fetcher_from_config({"PBP_ALLOW_PRIVATE_FEEDS": True})
 
     def done(outcome: polling.PollOutcome) -> None:
@@ -44,6 +42,7 @@ def _poll(args, engine, log) -> None:
 
     with fetcher:
         while not Path(args.stop).exists():
+            started = time.monotonic()
             passed = polling.poll_due(
                 engine=engine,
                 fetcher=fetcher,
@@ -52,7 +51,10 @@ def _poll(args, engine, log) -> None:
                 on_done=done,
                 lease=timedelta(seconds=args.lease),
             )
-            if not passed:
+            if passed:
+                line = {"pass": len(passed), "seconds": time.monotonic() - started}
+                log.write(json.dumps(line) + "\n")
+            else:
                 time.sleep(0.1)
 
 
@@ -98,7 +100,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--owner", default="driver")
     parser.add_argument("--campaign", type=int)
     parser.add_argument("--lease", type=float, default=600.0)
-    parser.add_argument("--claim-limit", type=int, default=500)
     parser.add_argument("--stop", default="/nonexistent", help="poll: stop once this exists")
     parser.add_argument("--now")
     parser.add_argument("--smtp-port", type=int)

@@ -1,8 +1,12 @@
-"""Several real worker processes sharing one PostgreSQL database: the deployment the
-Procfile allows (`worker: pbp worker`, scaled to more than one). What must hold:
+"""Several real processes sharing one PostgreSQL database, as the Procfile deploys pbp: the
+web process (gunicorn, 2 workers) and `worker: pbp worker` scaled to two. What must hold:
 
 - polling: over one cycle every due feed is fetched exactly once, though two workers claim
-  from the same table at the same time (`claim_due`: FOR UPDATE SKIP LOCKED + a lease);
+  from the same table at the same time (`claim_due`: FOR UPDATE SKIP LOCKED + a lease), and
+  their passes outlast the lease (the lease is renewed while a pass runs);
+- meanwhile the web serves the polled campaign's planet without an error, and once the
+  cycle is over both web workers serve the polled entries: the workers' commits retire the
+  page each web worker had cached (its content version, pbp.content_version);
 - a worker SIGKILLed mid-pass loses nothing: once its lease runs out the other worker polls
   what it had claimed. Only a feed it was fetching at the moment of death, whose result it
   had not committed, can be fetched twice (once by it, once by the survivor); every feed
@@ -12,57 +16,101 @@ Procfile allows (`worker: pbp worker`, scaled to more than one). What must hold:
 - the mail sweep (`mail_send.send_pending`) run by two processes at once delivers each
   message exactly once (counted by a real SMTP server, by Message-ID).
 
-Each worker is `python -m tests.deploy.driver` (the production service function in a loop;
-see driver.py), started together through a go-file. The feeds are `tests.feedserver`
-servers on 60 loopback addresses (127.0.1.1-127.0.1.60) in this process; they count the
-requests per path, which is what the polling assertions count. The short lease (10 s instead
-of 10 min) and a claim batch of 50 (instead of 500, so two workers interleave their claims
-over 600 feeds) are set in the driver process (the lease is PBP_POLL_LEASE_SECONDS in
-production; the claim batch has no knob).
+What runs:
+- each scheduler worker is `python -m tests.deploy.driver` (the production service function
+  in a loop; see driver.py), two started together through a go-file. They poll with the
+  production claim batch (500) and threads (16) and a 10 s lease instead of 10 min;
+- the feeds: 2,000 external blogs of one campaign, 10 on each of 200 `tests.feedserver`
+  servers on loopback addresses 127.0.1.1-127.0.1.200, in this process. Every feed is new
+  (one entry, "Hero k writes", published k minutes after T0) and answers after 0.35 s
+  (0.2 s in the killed-worker test). The servers count the requests per path: that is
+  what "fetched exactly once" counts;
+- the web: `python -m gunicorn -c python:pbp.gunicorn_conf --workers 2 --threads 4
+  'pbp:create_app()'` on a free loopback port (tests/deploy/web.py), on the same database,
+  with an access log naming the worker process that answered each request. Before the
+  cycle both web workers answer several requests for the planet (each over a connection
+  of its own) with "No entries", so each has built and cached it; during the cycle a
+  reader loads it every 0.2 s (every answer must be a 200); after the cycle, and after
+  PBP_PAGE_RECHECK_SECONDS (1 s, the production default, for which a web process may serve
+  visitors a page on a content version it read earlier), every answer from either worker
+  must list the 50 newest entries, "Hero 1950 writes" to "Hero 1999 writes", and no
+  other. PBP_PAGE_CACHE_SECONDS is raised to an hour in gunicorn's environment, so only
+  the content version's bump, not the cache's time limit, can retire the empty page;
+- the killed-worker test: the victim is SIGKILLed after 300 polls of its first pass of 500
+  (so it has renewed its leases); the survivor polls its own share and, once the victim's
+  leases run out, the victim's orphans.
 
 PostgreSQL only (SQLite has one writer and no SKIP LOCKED: multi-worker polling is a
-PostgreSQL deployment); skipped without PBP_TEST_DATABASE_URL. About a minute in all.
+PostgreSQL deployment); skipped without PBP_TEST_DATABASE_URL. About 90 s on two cores:
+about 40 s for each polling test (CPU-bound: 2,000 first polls, each parsing a feed and
+storing an entry), 10 s for the rest.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
+import threading
 import time
 import uuid
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Character, OutboxMessage, Turn, User
-from pbp.services import campaigns, turns
+from pbp.services import campaigns, polling, turns
+from pbp.services.planet import PAGE_SIZE
+from tests.deploy.web import WORKERS, Response, Web
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer
 from tests.smtpserver import SmtpServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.db]
 
-HOSTS = 60
-PER_HOST = 10  # 600 feeds
-# Well above a claimed batch's duration: a batch is polled in lanes of at most PER_HOST /
-# PBP_POLL_PER_HOST feeds, ~0.3 s each on a 2-core machine running everything. A lease
-# shorter than a batch lets the other worker re-claim feeds still being polled (seen with
-# 4 s and 20 feeds per host: 16 of 800 fetched twice), so the same holds in production
-# for LEASE (10 min) against the feeds one host contributes to a 500-feed claim.
+HOSTS = 200
+PER_HOST = 10  # 2,000 feeds on 127.0.1.1-127.0.1.200 (the benchmarks use 127.0.0.2-201)
+# The lease (10 min in production) is renewed every third of itself while a pass runs
+# (polling._Renewal), so it no longer has to outlast a whole claimed batch, only a third of
+# itself plus the longest request and the pass's last record write: here 3.3 s against
+# answers of at most 0.35 s. It still bounds how long a killed worker's feeds wait.
 LEASE_SECONDS = 10.0
-CLAIM_LIMIT = 50
+# Production's claim batch (polling.claim_due's 500), over a 0.35 s answer: a batch is 100
+# lanes of 5 feeds (2 per host, PBP_POLL_PER_HOST) on 16 threads, so a pass lasts at least
+# 500 x 0.35 / 16 = 10.9 s, longer than the lease: every feed fetched once then needs the
+# renewals (with them turned off, a worker done with its first pass re-claimed feeds the
+# other had not reached yet: 6 of 2,000 fetched twice).
+CYCLE_DELAY = 0.35
+# The killed-worker test: 0.2 s an answer, the victim killed once it has polled KILL_AFTER
+# feeds of its first batch of 500, at least 300 x 0.2 / 16 = 3.75 s into the pass: past a
+# third of the lease, so it renewed its leases before it died.
+KILL_DELAY = 0.2
+KILL_AFTER = 300
+# Visitors may be served a planet on a content version this old (pbp.web.page_cache): the
+# production default, set explicitly because the test waits it out before its final reads.
+RECHECK_SECONDS = 1.0
+# The cache's time limit (60 s in production), raised so that only a content version's bump
+# can retire the cached empty planet: were it to age out, a rebuild would show the entries
+# even with invalidation broken.
+PAGE_CACHE_SECONDS = 3600
+T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
+TITLE = re.compile(r"Hero (\d+) writes")
 
 
 def _rss(k: int, base: str) -> bytes:
+    # Feed k's entry is published k minutes after T0: the planet's newest are the last ids.
+    published = format_datetime(T0 + timedelta(minutes=k), usegmt=True)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>'
         f"<title>Hero {k}</title><link>{base}/hero-{k}/</link><description>d</description>"
         f"<item><title>Hero {k} writes</title><link>{base}/hero-{k}/1.html</link>"
         f'<guid isPermaLink="false">hero-{k}-1</guid>'
-        "<pubDate>Wed, 01 May 2024 10:00:00 GMT</pubDate>"
+        f"<pubDate>{published}</pubDate>"
         "<description>The lamps gutter in the east wing.</description></item>"
         "</channel></rss>"
     ).encode()
@@ -90,8 +138,9 @@ class Feeds:
         return self.servers[k // PER_HOST].count(f"/feed-{k}.xml")
 
     def stop(self) -> None:
-        for server in self.servers:
-            server.stop()
+        # Together: each waits for its server's loop to notice (up to its poll interval).
+        with ThreadPoolExecutor(32) as pool:
+            list(pool.map(FeedServer.stop, self.servers))
 
 
 @pytest.fixture
@@ -110,6 +159,18 @@ def feeds_factory(monkeypatch):
         feeds.stop()
 
 
+@pytest.fixture
+def web(pg_url, tmp_path):
+    """gunicorn as the Procfile runs it, on the workers' database."""
+    env = {
+        "PBP_PAGE_RECHECK_SECONDS": str(RECHECK_SECONDS),
+        "PBP_PAGE_CACHE_SECONDS": str(PAGE_CACHE_SECONDS),
+    }
+    server = Web(pg_url, tmp_path / "web", env)
+    yield server
+    server.stop()
+
+
 def _referee(session: Session, tag: str) -> User:
     return campaigns.create_user(session=session, email=f"ref-{tag}@deploy.test", display_name="R")
 
@@ -126,9 +187,9 @@ def cleanup(pg_engine):
         conn.execute(sa.delete(User).where(User.id.in_(made["users"])))
 
 
-def _blog_campaign(engine, urls: list[str], cleanup) -> tuple[int, list[int]]:
-    """A committed campaign with one external blog per url; returns (campaign id, blog ids
-    in url order)."""
+def _blog_campaign(engine, urls: list[str], cleanup) -> tuple[Campaign, list[int]]:
+    """A committed campaign with one external blog per url; returns (campaign, blog ids in
+    url order)."""
     tag = uuid.uuid4().hex[:8]
     with Session(engine, expire_on_commit=False) as session:
         referee = _referee(session, tag)
@@ -153,7 +214,7 @@ def _blog_campaign(engine, urls: list[str], cleanup) -> tuple[int, list[int]]:
                 .where(Character.campaign_id == campaign.id)
             ).all()
         )
-    return campaign.id, [by_url[url] for url in urls]
+    return campaign, [by_url[url] for url in urls]
 
 
 def _blogs(engine, blog_ids: list[int]) -> dict[int, Blog]:
@@ -182,64 +243,150 @@ def _wait_until_all_polled(engine, blog_ids, workers, timeout: float) -> None:
         time.sleep(0.2)
 
 
+def _log(workers, name: str) -> list[dict]:
+    return [json.loads(line) for line in workers.lines(name)]
+
+
 def _polled_by(workers, name: str) -> Counter[int]:
-    rows = [json.loads(line) for line in workers.lines(name)]
-    return Counter(r["blog"] for r in rows if "blog" in r)
+    return Counter(r["blog"] for r in _log(workers, name) if "blog" in r)
 
 
 def _poll_args(owner: str, campaign_id: int) -> list[str]:
-    return [
-        "--owner",
-        owner,
-        "--campaign",
-        str(campaign_id),
-        "--lease",
-        str(LEASE_SECONDS),
-        "--claim-limit",
-        str(CLAIM_LIMIT),
-    ]
+    return ["--owner", owner, "--campaign", str(campaign_id), "--lease", str(LEASE_SECONDS)]
 
 
-def test_two_workers_fetch_every_feed_exactly_once(pg_engine, feeds_factory, cleanup, workers):
-    feeds = feeds_factory(delay=0.05)
-    campaign_id, blog_ids = _blog_campaign(pg_engine, feeds.urls, cleanup)
+# --- the planet on gunicorn ----------------------------------------------------------------
+def _titles(page: str) -> set[int]:
+    """k of every "Hero k writes" (entry titles: nothing else on the planet says "writes")."""
+    return {int(k) for k in TITLE.findall(page)}
+
+
+def _from_both_workers(
+    web: Web, path: str, each: int = 3, timeout: float = 30
+) -> list[tuple[Response, int | None]]:
+    """(response, pid of the web worker that served it), 4 requests at a time, each over a
+    connection of its own, until both gunicorn workers have answered `each` of them."""
+    served: list[tuple[Response, int | None]] = []
+    deadline = time.monotonic() + timeout
+    with ThreadPoolExecutor(4) as pool:
+        while True:
+            responses = list(pool.map(lambda _: web.get(path), range(4)))
+            pids = web.served_by([r.probe for r in responses if r.status])
+            served += [(r, pids.get(r.probe)) for r in responses]
+            per_worker = Counter(pid for _, pid in served if pid)
+            if len(per_worker) == WORKERS and min(per_worker.values()) >= each:
+                return served
+            if time.monotonic() > deadline:
+                pytest.fail(f"requests reached {dict(per_worker)}, not both workers")
+
+
+class Readers:
+    """Threads loading a page from gunicorn over and over (a pause between two), until stopped."""
+
+    def __init__(self, web: Web, path: str, threads: int = 1, pause: float = 0.2) -> None:
+        self.web, self.path, self.pause = web, path, pause
+        self.responses: list[Response] = []
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self._read) for _ in range(threads)]
+        for thread in self.threads:
+            thread.start()
+
+    def _read(self) -> None:
+        while not self.stopping.is_set():
+            self.responses.append(self.web.get(self.path))
+            time.sleep(self.pause)
+
+    def stop(self) -> list[Response]:
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(60)
+        return self.responses
+
+
+def test_two_workers_fetch_every_feed_exactly_once(pg_engine, feeds_factory, cleanup, web, workers):
+    feeds = feeds_factory(delay=CYCLE_DELAY)
+    campaign, blog_ids = _blog_campaign(pg_engine, feeds.urls, cleanup)
+    planet = f"/c/{campaign.slug}/"
+    newest = set(range(len(blog_ids) - PAGE_SIZE, len(blog_ids)))
+
+    # Before the cycle each web worker has built the empty planet and served it again from
+    # its cache (its first answer builds it, the others are cache hits).
+    web.wait_ready(planet)
+    before = _from_both_workers(web, planet)
+    assert all(r.status == 200 and "No entries" in r.body for r, _ in before)
+    assert not any(_titles(r.body) for r, _ in before)
+
     for name in ("a", "b"):
-        workers.start(name, "poll", *_poll_args(name, campaign_id))
+        workers.start(name, "poll", *_poll_args(name, campaign.id))
     workers.go_when_ready()
     started = time.monotonic()
-    _wait_until_all_polled(pg_engine, blog_ids, workers, timeout=90)
-    seconds = time.monotonic() - started
-    time.sleep(1.0)  # any duplicate fetch would show up here
-    workers.stop_all()
+    readers = Readers(web, planet)
+    try:
+        _wait_until_all_polled(pg_engine, blog_ids, workers, timeout=120)
+        seconds = time.monotonic() - started
+        time.sleep(1.0)  # any duplicate fetch would show up here
+        workers.stop_all()  # every poll committed, every content version bumped
+    finally:
+        during = readers.stop()
+    # Past the time a web process may trust the content version it read last, every
+    # visitor gets the polled planet from either worker.
+    time.sleep(RECHECK_SECONDS + 0.5)
+    after = _from_both_workers(web, planet)
 
     counts = Counter({k: feeds.count(k) for k in range(len(feeds.urls))})
     by_a, by_b = _polled_by(workers, "a"), _polled_by(workers, "b")
-    print(f"\n{len(blog_ids)} feeds, 2 workers: {seconds:.1f} s; a={len(by_a)} b={len(by_b)}")
+    passes = {n: [r["seconds"] for r in _log(workers, n) if "pass" in r] for n in "ab"}
+    shown = Counter(len(_titles(r.body)) for r in during if r.status == 200)
+    rounded = {n: [round(s, 1) for s in p] for n, p in passes.items()}
+    print(
+        f"\n{len(blog_ids)} feeds, 2 workers: {seconds:.1f} s; a={len(by_a)} b={len(by_b)};"
+        f" passes (s) {rounded}"
+        f"\nplanet during the cycle: {len(during)} loads, entries shown {sorted(shown.items())};"
+        f" before/after: {len(before)}/{len(after)} loads by web workers"
+        f" {sorted(Counter(pid for _, pid in before + after).items())}"
+    )
     assert sorted(set(counts.values())) == [1], {k: c for k, c in counts.items() if c != 1}
     assert by_a.keys().isdisjoint(by_b.keys())
     assert by_a.keys() | by_b.keys() == set(blog_ids)
     assert max((by_a + by_b).values()) == 1
     # Both took part: exactly-once would be trivial if one worker did everything.
     assert by_a and by_b
-    lines = [json.loads(line) for n in "ab" for line in workers.lines(n)]
+    lines = [r for n in "ab" for r in _log(workers, n)]
     statuses = Counter(r["status"] for r in lines if "status" in r)
     assert statuses == {"ok": len(blog_ids)}
+    # Both first passes (500 feeds each) outlasted the lease: exactly once held through
+    # lease renewals.
+    assert min(p[0] for p in passes.values()) > LEASE_SECONDS
+
+    # The web: every load answered, and the cycle's commits, made in other processes,
+    # retired both web workers' cached empty planet.
+    failed = [(r.status, r.body[:300]) for r in during if r.status != 200]
+    assert not failed, failed
+    assert len(during) > 10
+    for response, pid in after:
+        assert response.status == 200
+        assert "No entries" not in response.body, f"web worker {pid} still serves no entries"
+        assert _titles(response.body) == newest, f"web worker {pid}"
+    # No web worker died or was replaced meanwhile.
+    assert {pid for _, pid in before + after} == set(web.booted())
+    assert len(web.booted()) == WORKERS
+    assert "Traceback" not in web.output()
 
 
 def test_killed_worker_is_covered_by_the_other_after_the_lease(
     pg_engine, feeds_factory, cleanup, workers
 ):
-    feeds = feeds_factory(delay=0.2)
-    campaign_id, blog_ids = _blog_campaign(pg_engine, feeds.urls, cleanup)
+    feeds = feeds_factory(delay=KILL_DELAY)
+    campaign, blog_ids = _blog_campaign(pg_engine, feeds.urls, cleanup)
     k_of = {blog_id: k for k, blog_id in enumerate(blog_ids)}
     for name in ("victim", "survivor"):
-        workers.start(name, "poll", *_poll_args(name, campaign_id))
+        workers.start(name, "poll", *_poll_args(name, campaign.id))
     workers.go_when_ready()
 
-    # Kill mid-batch: after some polls, at a moment the victim holds at least 10 leases
-    # (with 0.2 s a feed, it cannot finish those in the few ms between check and kill).
+    # Kill mid-batch: after KILL_AFTER polls, at a moment the victim holds at least 10
+    # leases (with 0.2 s a feed, it cannot finish those in the few ms between check and kill).
     deadline = time.monotonic() + 60
-    while len(workers.lines("victim")) < 60 or _leased_by(pg_engine, "victim") < 10:
+    while len(_polled_by(workers, "victim")) < KILL_AFTER or _leased_by(pg_engine, "victim") < 10:
         assert time.monotonic() < deadline, "never caught the victim in the middle of a batch"
         time.sleep(0.02)
     workers.kill("victim")
@@ -250,7 +397,7 @@ def test_killed_worker_is_covered_by_the_other_after_the_lease(
     committed_before = {i for i, b in at_kill.items() if b.last_polled_at is not None}
     assert orphaned, "the kill missed the middle of a pass: the victim held no lease"
 
-    _wait_until_all_polled(pg_engine, blog_ids, workers, timeout=90)
+    _wait_until_all_polled(pg_engine, blog_ids, workers, timeout=120)
     time.sleep(1.0)
     workers.stop_all()
 
@@ -273,6 +420,11 @@ def test_killed_worker_is_covered_by_the_other_after_the_lease(
     lease_end = min(at_kill[i].lease_until for i in orphaned)
     assert all(final[i].last_polled_at >= lease_end for i in orphaned)
     assert lease_end <= killed_at + timedelta(seconds=LEASE_SECONDS)
+    # The victim had renewed those leases, a third of a lease or more after its claim (made
+    # after its start line), and still they ran out within a lease of its death.
+    (started,) = [r["start"] for r in _log(workers, "victim") if "start" in r]
+    renewed = LEASE_SECONDS * (1 + 1 / polling.RENEWALS_PER_LEASE) - 0.01
+    assert lease_end >= datetime.fromtimestamp(started, UTC) + timedelta(seconds=renewed)
     assert all(b.last_polled_at is not None and b.lease_owner is None for b in final.values())
 
 
