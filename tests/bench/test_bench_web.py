@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -35,17 +34,12 @@ import pytest
 
 from pbp.models import User
 from tests.bench.test_bench_pages import T0, _insert, bench_engine, build_campaign  # noqa: F401
+from tests.smtpserver import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SCALES = {"full": ((24, 60), 20), "small": ((12, 10), 3)}  # (characters, turns), seconds
 TARGET_RATIO, TARGET_P99_MS = 0.25, 200.0
 WARM_UP_SECONDS = 2
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -76,7 +70,7 @@ def parse_wrk(output: str) -> Load:
 
 class Gunicorn:
     def __init__(self, app: str, env: dict[str, str], log: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         command = [sys.executable, "-m", "gunicorn", "-c", "python:pbp.gunicorn_conf"]
         command += ["--workers", "2", "--threads", "4"]
         command += ["--bind", f"127.0.0.1:{self.port}", app]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -20,17 +19,13 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.smtpserver import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 2
 ACCESS_FORMAT = "%(p)s %({x-probe}i)s %(s)s"
 _ACCESS_LINE = re.compile(r"^<(\d+)> (\d+) (\d+)$")
 _BOOTED = re.compile(r"Booting worker with pid: (\d+)")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
