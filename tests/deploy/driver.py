@@ -3,6 +3,7 @@
     python -m tests.deploy.driver poll    --db URL --owner NAME --campaign ID [--lease S] ...
     python -m tests.deploy.driver advance --db URL --now ISO
     python -m tests.deploy.driver mail    --db URL --smtp-port N [--limit N]
+    python -m tests.deploy.driver digest  --db URL --now ISO
 
 Each waits for --go FILE to exist (so several processes start their work together), then
 runs the production service function and writes one JSON line per result to --log (line
@@ -22,10 +23,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import sqlalchemy as sa
+from sqlmodel import Session
 
-from pbp.db import make_engine
+from pbp.db import make_engine, writing
 from pbp.models import OutboxMessage, utcnow
-from pbp.services import cadence, mail_send, polling
+from pbp.services import cadence, mail, mail_send, polling
 
 
 def _wait_for(path: str) -> None:
@@ -84,6 +86,18 @@ def _mail(args, engine, log) -> None:
             time.sleep(0.05)
 
 
+def _digest(args, engine, log) -> None:
+    """The hourly digest job's body (mail.queue_daily_digests without the Flask app)."""
+    secret = "deploy-test-secret-" + "x" * 32
+    settings = mail.MailSettings("http://pbp.test", secret, "pbp@pbp.test")
+    with writing(), Session(engine) as session:
+        queued = mail.queue_all_digests(
+            session=session, settings=settings, now=datetime.fromisoformat(args.now)
+        )
+        session.commit()
+        log.write(json.dumps({"queued": [row.id for row in queued]}) + "\n")
+
+
 def _queued(engine) -> int:
     with engine.connect() as conn:
         query = sa.select(sa.func.count()).where(mail_send._due(utcnow()))
@@ -92,7 +106,7 @@ def _queued(engine) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tests.deploy.driver")
-    parser.add_argument("job", choices=["poll", "advance", "mail"])
+    parser.add_argument("job", choices=["poll", "advance", "mail", "digest"])
     parser.add_argument("--db", required=True)
     parser.add_argument("--go", required=True, help="start once this file exists")
     parser.add_argument("--log", required=True)
@@ -113,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
             Path(args.ready).touch()
         _wait_for(args.go)
         log.write(json.dumps({"start": time.time()}) + "\n")
-        {"poll": _poll, "advance": _advance, "mail": _mail}[args.job](args, engine, log)
+        jobs = {"poll": _poll, "advance": _advance, "mail": _mail, "digest": _digest}
+        jobs[args.job](args, engine, log)
     engine.dispose()
 
 

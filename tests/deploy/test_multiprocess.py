@@ -13,6 +13,8 @@ web process (gunicorn, 2 workers) and `worker: pbp worker` scaled to two. What m
   whose poll it had committed is fetched exactly once;
 - turn advancement (`cadence.advance_all_due`) run by two processes at once advances each
   due campaign exactly once;
+- the daily digest job (`mail.queue_all_digests`) run by two processes at once queues one
+  digest per member and day (the outbox's unique dedupe key);
 - the mail sweep (`mail_send.send_pending`) run by two processes at once delivers each
   message exactly once (counted by a real SMTP server, by Message-ID).
 
@@ -63,7 +65,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from pbp.models import Blog, Campaign, Character, OutboxMessage, Turn, User
+from pbp.models import Blog, Campaign, Character, Entry, Membership, OutboxMessage, Turn, User
 from pbp.services import campaigns, polling, turns
 from pbp.services.planet import PAGE_SIZE
 from tests.deploy.web import WORKERS, Response, Web
@@ -478,6 +480,60 @@ def test_two_processes_advance_each_due_campaign_once(pg_engine, cleanup, worker
     print(f"\n{count} due campaigns, 2 processes: {Counter(r['outcome'] for r in results)}")
     assert not wrong, f"turns after two concurrent advances: {wrong}"
     assert advanced == Counter(ids)
+
+
+# --- daily digests --------------------------------------------------------------------------
+
+
+def test_two_processes_queue_each_digest_once(pg_engine, cleanup, workers):
+    """Two workers' hourly digest jobs at the same moment: each member gets one digest for
+    the day (the outbox's unique dedupe key; the loser of a race reads the winner's row)."""
+    ids = []
+    with Session(pg_engine, expire_on_commit=False) as session:
+        for _ in range(20):
+            campaign = make_campaign(session)
+            campaign.status = "running"
+            session.add(campaign)
+            characters = make_characters(session, campaign)
+            members = session.exec(
+                select(Membership).where(Membership.campaign_id == campaign.id)
+            ).all()
+            for membership in members:
+                membership.notify = {"digest": True}
+                session.add(membership)
+            author = characters[0]
+            blog = session.exec(select(Blog).where(Blog.character_id == author.id)).one()
+            session.add(
+                Entry(
+                    blog_id=blog.id,
+                    character_id=author.id,
+                    source_id="digest-1",
+                    title="Yesterday's news",
+                    first_seen_at=NOW - timedelta(days=1),
+                    content_hash="h",
+                )
+            )
+            session.commit()
+            ids.append(campaign.id)
+    cleanup["campaigns"].extend(ids)
+
+    for name in ("a", "b"):
+        workers.start(name, "digest", "--now", NOW.isoformat())
+    workers.go_when_ready()
+    for name in ("a", "b"):
+        assert workers.wait(name) == 0, workers.stderr(name)
+
+    with Session(pg_engine) as session:
+        members = session.exec(
+            select(sa.func.count()).select_from(Membership).where(Membership.campaign_id.in_(ids))
+        ).one()
+        keys = session.exec(
+            select(OutboxMessage.dedupe_key).where(
+                OutboxMessage.campaign_id.in_(ids), OutboxMessage.kind == "digest"
+            )
+        ).all()
+    print(f"\n{len(ids)} campaigns, {members} members, 2 processes: {len(keys)} digests")
+    assert len(keys) == members == len(set(keys))
 
 
 # --- the mail sweep -------------------------------------------------------------------------
