@@ -23,20 +23,15 @@ import os
 import re
 import shutil
 import subprocess
-import sys
-import time
-import urllib.request
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from pbp.models import User
 from tests.bench.test_bench_pages import T0, _insert, bench_engine, build_campaign  # noqa: F401
-from tests.smtpserver import free_port
+from tests.deploy.web import Web
 
-ROOT = Path(__file__).resolve().parents[2]
 SCALES = {"full": ((24, 60), 20), "small": ((12, 10), 3)}  # (characters, turns), seconds
 TARGET_RATIO, TARGET_P99_MS = 0.25, 200.0
 WARM_UP_SECONDS = 2
@@ -66,38 +61,6 @@ def parse_wrk(output: str) -> Load:
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     errors += int(non2xx.group(1)) if non2xx else 0
     return Load(rps, _ms(*p99.groups()) if p99 else float("nan"), errors)
-
-
-class Gunicorn:
-    def __init__(self, app: str, env: dict[str, str], log: Path) -> None:
-        self.port = free_port()
-        command = [sys.executable, "-m", "gunicorn", "-c", "python:pbp.gunicorn_conf"]
-        command += ["--workers", "2", "--threads", "4"]
-        command += ["--bind", f"127.0.0.1:{self.port}", app]
-        with open(log, "wb") as out:
-            self.proc = subprocess.Popen(
-                command, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=out
-            )
-        self.log = log
-
-    def wait_ready(self, path: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            assert self.proc.poll() is None, self.log.read_text()[-3000:]
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}") as response:
-                    return response.read().decode()
-            except OSError:
-                assert time.monotonic() < deadline, self.log.read_text()[-3000:]
-                time.sleep(0.2)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
 
 
 def wrk(url: str, seconds: int) -> Load:
@@ -130,17 +93,12 @@ def test_bench_web_planet_vs_hello_world(bench_engine, tmp_path):  # noqa: F811 
             returning=True,
         )
         built = build_campaign(conn, characters=characters, turns=turns, referee_id=referee_id)
-    env = {
-        "DATABASE_URL": url,
-        "SECRET_KEY": "bench-secret-key-" + "x" * 32,
-        "PBP_INSTANCE_PATH": str(tmp_path / "instance"),
-    }
     results = {}
     for label, app, path in (
         ("hello-world", "tests.bench.hello_app:app", "/"),
         ("planet", "pbp:create_app()", f"/c/{built.slug}/"),
     ):
-        server = Gunicorn(app, env, tmp_path / f"{label}.log")
+        server = Web(url, tmp_path / label, app=app, access_log=False)
         try:
             page = server.wait_ready(path)
             if label == "planet":

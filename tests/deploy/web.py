@@ -36,7 +36,17 @@ class Response:
 
 
 class Web:
-    def __init__(self, database_url: str, tmp: Path, env: dict[str, str] | None = None) -> None:
+    """gunicorn serving `app` (pbp by default) on `database_url`; `access_log=False` leaves
+    the access log out, as the Procfile does (tests/bench/test_bench_web.py times it)."""
+
+    def __init__(
+        self,
+        database_url: str,
+        tmp: Path,
+        env: dict[str, str] | None = None,
+        app: str = "pbp:create_app()",
+        access_log: bool = True,
+    ) -> None:
         tmp.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.log = tmp / "gunicorn.log"
@@ -44,8 +54,10 @@ class Web:
         command = [sys.executable, "-m", "gunicorn", "-c", "python:pbp.gunicorn_conf"]
         command += ["--workers", str(WORKERS), "--threads", "4"]
         command += ["--bind", f"127.0.0.1:{self.port}"]
-        command += ["--access-logfile", str(self.access_log), "--access-logformat", ACCESS_FORMAT]
-        command += ["pbp:create_app()"]
+        if access_log:
+            command += ["--access-logfile", str(self.access_log)]
+            command += ["--access-logformat", ACCESS_FORMAT]
+        command += [app]
         env = {
             **os.environ,
             "DATABASE_URL": database_url,
@@ -74,12 +86,14 @@ class Web:
         except OSError as exc:
             return Response(probe, 0, f"{type(exc).__name__}: {exc}")
 
-    def wait_ready(self, path: str, timeout: float = 60) -> None:
+    def wait_ready(self, path: str, timeout: float = 60) -> str:
+        """The page at `path` once the server answers it with a 200."""
         deadline = time.monotonic() + timeout
-        while self.get(path).status != 200:
+        while (answer := self.get(path)).status != 200:
             assert self.proc.poll() is None, self.output()[-3000:]
             assert time.monotonic() < deadline, self.output()[-3000:]
             time.sleep(0.2)
+        return answer.body
 
     def served_by(self, probes: list[int], timeout: float = 10) -> dict[int, int]:
         """{probe: pid of the worker that answered it}. gunicorn logs a request after its
