@@ -119,14 +119,10 @@ def planet(
         for note in notes:
             notes_by_entry[note.entry_id].append((note, by_id.get(note.author_character_id)))
     challenges = {}
-    if (
-        campaign.ruleset == "noteworthy"
-        and turn is not None
-        and turn.status != "resolved"
-        and any(e.turn_id == turn.id and e.mood == nw.CHALLENGING for e in rows)
-    ):
-        result = tally_service.tally(session=session, campaign=campaign, turn=turn)
-        challenges = {c.entry_id: c for c in result.challenges}
+    # The tally only when a challenge of the current turn is on this page.
+    if turn is not None and any(e.turn_id == turn.id and e.mood == nw.CHALLENGING for e in rows):
+        live = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
+        challenges = {c.entry_id: c for c in live}
     entries = [
         PlanetEntry(e, by_id[e.character_id], notes_by_entry[e.id], challenges.get(e.id))
         for e in rows

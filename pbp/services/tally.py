@@ -201,3 +201,13 @@ def tally_of(campaign: Campaign, turn: Turn, rows: TurnRows) -> nw.Tally:
 
 def tally(*, session: Session, campaign: Campaign, turn: Turn) -> nw.Tally:
     return nw.tally_turn(turn_input(session=session, campaign=campaign, turn=turn))
+
+
+def live_challenges(
+    *, session: Session, campaign: Campaign, turn: Turn | None
+) -> list[nw.ChallengeResult]:
+    """The challenges of a turn not yet resolved, as they stand now (Challenge rows are
+    stored only when the turn is resolved); none for other rulesets and resolved turns."""
+    if campaign.ruleset != "noteworthy" or turn is None or turn.status == "resolved":
+        return []
+    return list(tally(session=session, campaign=campaign, turn=turn).challenges)

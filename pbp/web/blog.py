@@ -235,16 +235,12 @@ def character_page(slug: str, character: str):
     received = session.exec(select(Challenge).where(Challenge.target_id == who.id)).all()
     names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
     blog_row = blog.blog_of(session=session, character=who)
-    # Challenges are stored when their turn is resolved; until then, the live tally.
-    current = []
     turn = turns.latest_turn(session=session, campaign=campaign)
-    if campaign.ruleset == "noteworthy" and turn is not None and turn.status != "resolved":
-        result = tally_service.tally(session=session, campaign=campaign, turn=turn)
-        current = [
-            c
-            for c in result.challenges
-            if who.id in (c.challenger_id, c.target_id) and c.challenger_id in names
-        ]
+    current = [
+        c
+        for c in tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
+        if who.id in (c.challenger_id, c.target_id) and c.challenger_id in names
+    ]
     return render_template(
         "blog/character.html",
         campaign=campaign,
