@@ -13,6 +13,7 @@ from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from pbp import create_app, db, migrate
+from pbp.accounts_cli import token_group, user_group
 from pbp.bench_cli import bench
 from pbp.errors import PbpError
 from pbp.forum_cli import verify_rolls
@@ -26,7 +27,27 @@ def _fail(exc: PbpError):
     raise click.ClickException(str(exc)) from exc
 
 
-@click.group(cls=FlaskGroup, create_app=create_app, add_version_option=False)
+class PbpGroup(FlaskGroup):
+    """Flask's CLI group (app context, ScriptInfo) listing pbp's own commands only.
+
+    Flask would add its development commands (`run`, `shell`, `routes`) and every
+    extension's (`limiter`): none of them is how pbp is run, and `pbp run` would start
+    the development server without the scheduler.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(add_default_commands=False, **kwargs)
+        # --app, --env-file and --debug choose a Flask app: pbp has exactly one.
+        self.params = [p for p in self.params if p.name not in {"app", "env_file", "debug"}]
+
+    def list_commands(self, ctx):
+        return click.Group.list_commands(self, ctx)
+
+    def get_command(self, ctx, name):
+        return click.Group.get_command(self, ctx, name)
+
+
+@click.group(cls=PbpGroup, create_app=create_app, add_version_option=False)
 def cli() -> None:
     """pbp: play-by-post role-playing games."""
 
@@ -171,6 +192,8 @@ def demo(port: int, no_serve: bool) -> None:
 
 
 cli.add_command(verify_rolls)
+cli.add_command(user_group)
+cli.add_command(token_group)
 cli.add_command(bench)
 
 

@@ -277,6 +277,28 @@ def _claim(*, session: Session, invite: Invite, user: User, now: datetime) -> No
 # --- passwords and logins ------------------------------------------------------------
 
 
+def create_account(
+    *, session: Session, email: str, display_name: str, password: str, now: datetime, via: str
+) -> User:
+    """A new account with a password, for an operator (`pbp user create`, `via="cli"`).
+
+    The same password policy as every other way in; an address that has an account
+    already is refused (Conflict), never overwritten.
+    """
+    check_password_policy(password, email=email)
+    if find_user(session=session, email=email) is not None:
+        raise Conflict(f"there is already an account for {_clean_email(email)}")
+    user = campaigns.create_user(
+        session=session, email=email, display_name=display_name or email.split("@")[0]
+    )
+    user.password_hash = hash_password(password)
+    user.created_at = now
+    session.add(user)
+    session.flush()
+    _audit(session=session, now=now, action="account.created", actor=user, via=via)
+    return user
+
+
 def check_password_policy(password: str, *, email: str | None = None) -> None:
     """NIST SP 800-63B: length over composition rules; no maximum a passphrase hits."""
     if len(password) < MIN_PASSWORD_LENGTH:
