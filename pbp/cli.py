@@ -6,6 +6,7 @@ exit non-zero; tracebacks are for bugs.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -160,35 +161,54 @@ def _describe_outcome(outcome) -> str | None:
 
 @cli.command("demo")
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--no-serve", is_flag=True, help="Seed the demo campaign and exit.")
+@click.option("--no-serve", is_flag=True, help="Seed the demo campaigns and exit.")
 @with_appcontext
 def demo(port: int, no_serve: bool) -> None:
-    """Seed a living demo Noteworthy campaign and serve it at http://127.0.0.1:PORT.
+    """Seed demo campaigns (Noteworthy, Noir, Sex & Violence) and serve them at
+    http://127.0.0.1:PORT.
 
-    The demo's "external" blogs are served on PORT+1 by the demo itself, so private
-    (loopback) feed addresses are allowed in this process.
+    The Noteworthy demo's "external" blogs are served on loopback by the demo itself, on a
+    free port, so private (loopback) feed addresses are allowed in this process. One demo
+    at a time per instance folder.
     """
     from pbp import demo as demo_module
 
+    app = current_app._get_current_object()
+    lock = demo_module.single_instance_lock(app)
     try:
         db.check_connection(_engine())
         migrate.upgrade(_engine())
     except PbpError as exc:
         _fail(exc)
-    app = current_app._get_current_object()
     app.config["PBP_ALLOW_PRIVATE_FEEDS"] = True
-    feeds = demo_module.start_feed_server(app, port + 1)
+    feeds = demo_module.start_feed_server(app)
     try:
-        slug = demo_module.seed(app, feed_port=port + 1)
-        click.echo(f"demo campaign ready: http://127.0.0.1:{port}/c/{slug}/")
-        click.echo(f"log in as referee@demo.invalid, password {demo_module.PASSWORD}")
-        if not no_serve:
-            from pbp.server import run_embedded
+        slugs = demo_module.seed_all(app, feed_port=feeds.server_address[1])
+        base = f"http://127.0.0.1:{port}"
+        for slug in slugs:
+            click.echo(f"demo campaign ready: {base}/c/{slug}/")
+        click.echo(f"log in at {base}/login with password {demo_module.PASSWORD} as:")
+        for email, who in demo_module.logins():
+            click.echo(f"  {email:<24} {who}")
+        if no_serve:
+            return
+        from pbp.server import run_embedded
 
-            run_embedded(app, "127.0.0.1", port, threads=8, with_scheduler=True)
+        try:
+            # A demo holds nothing worth waiting for: stop within a second of Ctrl-C/TERM.
+            run_embedded(app, "127.0.0.1", port, 8, True, graceful_timeout=1)
+            status = 0
+        except SystemExit as stop:  # gunicorn's arbiter exits this way on a signal
+            status = stop.code if isinstance(stop.code, int) else 1
     finally:
         feeds.shutdown()
         feeds.server_close()
+        lock.close()
+    # Everything is committed and closed; tearing down the interpreter of a fully loaded
+    # app takes seconds on a busy machine, and a demo should stop at once.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 cli.add_command(verify_rolls)

@@ -1,13 +1,18 @@
-"""`pbp demo`: a living Noteworthy campaign for newcomers, seeded once per database.
+"""`pbp demo`: campaigns for newcomers to look around in, seeded once per database.
 
-Three characters blog on pbp's built-in blog; three keep "their own" blogs, which the
-demo serves itself on loopback (a LiveJournal-style RSS with lj:mood, a WordPress-style RSS
-with the mood in the body, an Atom feed), read through the real poller. Three turns are
-played: two opening turns, then a challenge with notes for and against, still open.
+The Noteworthy campaign: three characters blog on pbp's built-in blog; three keep "their
+own" blogs, which the demo serves itself on loopback (a LiveJournal-style RSS with lj:mood, a
+WordPress-style RSS with the mood in the body, an Atom feed), read through the real poller.
+Four turns are played: two opening turns; a challenge with notes for and against, resolved
+(so the history and its chart show an arc); and an open turn with a challenge in progress.
+
+Beside it, two forum campaigns (see pbp.demo_forum): a Noir scene with dice rolls and a
+whisper, and a Sex & Violence card table.
 """
 
 from __future__ import annotations
 
+import fcntl
 import threading
 from datetime import datetime, timedelta
 from functools import partial
@@ -15,14 +20,17 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+import click
 from flask import Flask
 from sqlmodel import Session, select
 from werkzeug.security import generate_password_hash
 
 from adapters import Fetcher
+from pbp import demo_forum
 from pbp.db import database, writing
 from pbp.models import Blog, Campaign, Character, Entry, utcnow
 from pbp.services import blog, campaigns, polling, turns
+from pbp.services.mail import MailSettings
 
 DEMO_NAME = "The Gilded Quill"
 PASSWORD = "demo-password"
@@ -36,6 +44,7 @@ EVENTS = [
     "A rival salon opens across the street, and someone leaks its guest list.",
     "The guest list turns out to be forged. Everyone suspects someone.",
     "At the masked ball, a letter is read aloud that ruins one reputation tonight.",
+    "The Captain is gone with the tide; his empty chair at the salon draws every eye.",
 ]
 MOODS = {
     1: ["Curious", "Smug", "Amused", "Wary", "Bold", "Devout"],
@@ -49,22 +58,64 @@ def feed_dir(app: Flask) -> Path:
     return path
 
 
-def start_feed_server(app: Flask, port: int) -> ThreadingHTTPServer:
-    """Serve the demo's "external" blogs on loopback (a stand-in for players' hosts)."""
-    handler = partial(_QuietHandler, directory=str(feed_dir(app)))
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
 
+def single_instance_lock(app: Flask):
+    """Hold `<instance>/demo.lock` while this demo runs; a second demo on the same instance
+    folder is refused with one line (two would seed and poll the same database at once)."""
+    path = Path(app.instance_path)
+    path.mkdir(parents=True, exist_ok=True)
+    handle = open(path / "demo.lock", "w")  # noqa: SIM115 - held until the demo ends
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise click.ClickException(
+            f"a demo is already running on {path}; stop it first, or give this one its own "
+            "folder with PBP_INSTANCE_PATH"
+        ) from None
+    return handle
+
+
+def start_feed_server(app: Flask) -> ThreadingHTTPServer:
+    """Serve the demo's "external" blogs on loopback (a stand-in for players' hosts), on a
+    free port the system picks, so a demo never collides with another or with the tests."""
+    handler = partial(_QuietHandler, directory=str(feed_dir(app)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, args=(0.1,), daemon=True).start()
+    return server
+
+
+def logins() -> list[tuple[str, str]]:
+    """Every demo account, as (email, who), for `pbp demo` to print."""
+    people = [("referee@demo.invalid", f"referee of {DEMO_NAME}")]
+    people += [
+        (f"{aliases[0].lower()}@demo.invalid", f"plays {name}")
+        for name, aliases, *_ in BUILTIN + EXTERNAL
+    ]
+    return people + demo_forum.logins()
+
+
+def seed_all(app: Flask, feed_port: int) -> list[str]:
+    """Every demo campaign, made unless it exists; returns their slugs, Noteworthy first."""
+    slugs = [seed(app, feed_port)]
+    with writing(), Session(database(app).engine, expire_on_commit=False) as session:
+        slugs += demo_forum.seed(
+            session,
+            make_user=lambda email, name: _user(session, email, name),
+            mail=MailSettings.from_config(app.config),
+            now=utcnow().replace(microsecond=0),
+        )
+        session.commit()
+    return slugs
+
+
 def seed(app: Flask, feed_port: int) -> str:
-    """Create the demo campaign unless it exists; return its slug. Feeds must be served
-    on `feed_port` (see `start_feed_server`)."""
+    """Create the Noteworthy demo campaign unless it exists; return its slug. Feeds must
+    be served on `feed_port` (see `start_feed_server`)."""
     with writing(), Session(database(app).engine, expire_on_commit=False) as session:
         existing = session.exec(select(Campaign).where(Campaign.name == DEMO_NAME)).first()
         if existing:
@@ -117,7 +168,7 @@ def _point_feeds_at(session: Session, campaign: Campaign, feed_port: int) -> Non
 
 def _play(app: Flask, campaign: Campaign, chars: dict[str, Character]) -> None:
     engine = database(app).engine
-    start = utcnow().replace(microsecond=0) - timedelta(days=2, hours=12)
+    start = utcnow().replace(microsecond=0) - timedelta(days=len(EVENTS) - 1, hours=12)
     external_items: dict[str, list[dict]] = {name: [] for name, *_ in EXTERNAL}
     fetcher = Fetcher(allow_private=True, connect_timeout=2, read_timeout=5)
     with fetcher, writing(), Session(engine, expire_on_commit=False) as session:
@@ -157,15 +208,43 @@ def _play(app: Flask, campaign: Campaign, chars: dict[str, Character]) -> None:
                 session.commit()
 
 
+CHALLENGES = {
+    # turn: (challenger, target, title, body)
+    3: (
+        "Lady Vance",
+        "Captain Ostrander",
+        "An open letter to Captain Ostrander",
+        "You read that letter aloud, Captain, and you knew it was forged. I challenge you: "
+        "may you sail with the morning tide.",
+    ),
+    4: (
+        "Pip Calloway",
+        "Doctor Ambrose Hale",
+        "A question for the good Doctor",
+        "Doctor Hale prescribed the Captain a tonic the night before the ball. I challenge "
+        "you, Doctor: tell the salon what was in it.",
+    ),
+}
+NOTES = {
+    3: (
+        ("Doctor Ambrose Hale", "support", "The Captain has it coming."),
+        ("Mirela Sokol", "support", "I saw him pocket the original."),
+        ("Pip Calloway", "oppose", "Lady Vance forged it herself, surely."),
+    ),
+    4: (
+        ("Lady Vance", "support", "A fair question, and he has not answered it."),
+        ("Mirela Sokol", "oppose", "The Doctor was with me all evening."),
+    ),
+}
+
+
 def _builtin_entries(session, chars, number: int, opened: datetime) -> dict[str, Entry]:
     posted = {}
+    challenger, target, challenge_title, challenge_text = CHALLENGES.get(number, ("",) * 4)
     for i, (name, _) in enumerate(BUILTIN):
-        if number == 3 and name == "Lady Vance":
-            title, mood = "An open letter to Captain Ostrander", "Challenging"
-            body = (
-                "Target: Captain Ostrander\n\nYou read that letter aloud, Captain, and you "
-                "knew it was forged. I challenge you: may you sail with the morning tide."
-            )
+        if name == challenger:
+            title, mood = challenge_title, "Challenging"
+            body = f"Target: {target}\n\n{challenge_text}"
         else:
             title = f"{name.split()[-1]}'s notes on turn {number}"
             mood = MOODS.get(number, MOODS[2])[i]
@@ -183,7 +262,7 @@ def _builtin_entries(session, chars, number: int, opened: datetime) -> dict[str,
 
 def _notes(session, chars, number: int, opened: datetime, posted: dict[str, Entry]) -> None:
     at = opened + timedelta(hours=8)
-    if number < 3:
+    if number not in CHALLENGES:
         blog.post_note(
             session=session,
             entry=posted["Lady Vance"],
@@ -192,12 +271,8 @@ def _notes(session, chars, number: int, opened: datetime, posted: dict[str, Entr
             now=at,
         )
         return
-    challenge = posted["Lady Vance"]
-    for name, stance, text in (
-        ("Doctor Ambrose Hale", "support", "The Captain has it coming."),
-        ("Mirela Sokol", "support", "I saw him pocket the original."),
-        ("Pip Calloway", "oppose", "Lady Vance forged it herself, surely."),
-    ):
+    challenge = posted[CHALLENGES[number][0]]
+    for name, stance, text in NOTES[number]:
         blog.post_note(
             session=session,
             entry=challenge,

@@ -40,7 +40,14 @@ class EmbeddedServer(BaseApplication):
         return self.app
 
 
-def run_embedded(app: Flask, host: str, port: int, threads: int, with_scheduler: bool) -> None:
+def run_embedded(
+    app: Flask,
+    host: str,
+    port: int,
+    threads: int,
+    with_scheduler: bool,
+    graceful_timeout: int = 30,
+) -> None:
     options = {
         "bind": f"{host}:{port}",
         "workers": 1,
@@ -48,5 +55,6 @@ def run_embedded(app: Flask, host: str, port: int, threads: int, with_scheduler:
         "worker_class": "gthread",
         "accesslog": "-",
         "timeout": 60,
+        "graceful_timeout": graceful_timeout,
     }
     EmbeddedServer(app, options, with_scheduler).run()
