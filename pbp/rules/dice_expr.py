@@ -29,7 +29,7 @@ MAX_DICE = 100  # base dice in one expression
 MAX_SIDES = 1000
 MAX_EXPLOSIONS = 100  # extra dice from "!" in one expression; a safety stop, never a rule
 MAX_TERMS = 20
-MAX_NUMBER = 100_000  # largest constant, keep or target
+MAX_NUMBER = 100_000  # largest constant or target number
 MAX_LENGTH = 200
 
 _DICE = re.compile(
@@ -119,10 +119,14 @@ def parse_expression(text: str) -> Expression:
         pos = _skip_spaces(source, pos)
         if len(terms) > MAX_TERMS:
             raise RollLimitError(f"a roll may have at most {MAX_TERMS} terms")
-    dice = sum(t.count for t in terms if isinstance(t, DiceTerm))
-    if dice > MAX_DICE:
-        raise RollLimitError(f"a roll may use at most {MAX_DICE} dice, this one asks for {dice}")
+    _check_dice(sum(t.count for t in terms if isinstance(t, DiceTerm)))
     return Expression(tuple(terms))
+
+
+def _check_dice(count: int) -> None:
+    """The one dice limit and its one message, for a term and for the whole roll."""
+    if count > MAX_DICE:
+        raise RollLimitError(f"a roll may use at most {MAX_DICE} dice, this one asks for {count}")
 
 
 def _skip_spaces(source: str, pos: int) -> int:
@@ -152,12 +156,14 @@ def _bounded(digits: str, what: str) -> int:
 
 
 def _dice_term(match: re.Match[str], sign: int) -> DiceTerm:
-    count = _bounded(match["count"], "the number of dice") if match["count"] else 1
-    sides = _bounded(match["sides"], "the number of sides")
+    # Count, sides and keep have limits of their own (checked here), so they are read whole
+    # rather than through `_bounded`: a 7-digit count must hear the dice limit, not the
+    # constants' one. The expression's length limit keeps these integers small.
+    count = int(match["count"]) if match["count"] else 1
+    sides = int(match["sides"])
     if count < 1:
         raise RollSyntaxError("roll at least one die (1d6, not 0d6)")
-    if count > MAX_DICE:
-        raise RollLimitError(f"a roll may use at most {MAX_DICE} dice, not {count}")
+    _check_dice(count)
     if not 1 <= sides <= MAX_SIDES:
         raise RollLimitError(f"a die may have 1 to {MAX_SIDES} sides, not {sides}")
     explode = bool(match["explode"])
@@ -165,7 +171,7 @@ def _dice_term(match: re.Match[str], sign: int) -> DiceTerm:
         raise RollSyntaxError("a d1 would explode forever; explode dice of 2 or more sides")
     keep = None
     if match["keep"] is not None:
-        amount = _bounded(match["keep"], "the dice kept")
+        amount = int(match["keep"])
         if not 1 <= amount <= count:
             raise RollSyntaxError(f"keep between 1 and {count} of {count}d{sides}, not {amount}")
         keep = (match["keep_dir"], amount)

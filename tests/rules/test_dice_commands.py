@@ -105,6 +105,16 @@ def test_bad_commands_say_what_to_fix(text, error, words):
         parse_roll_command(text)
 
 
+def test_a_huge_dice_count_gets_the_same_limit_and_message_as_a_large_one():
+    """Reading: /roll 100000d6 and /roll 1000000d6 both hit the one dice limit (100)."""
+    messages = set()
+    for text in ("/roll 100000d6", "/roll 1000000d6"):
+        with pytest.raises(RollLimitError) as raised:
+            parse_roll_command(text)
+        messages.add(str(raised.value).rsplit(",", 1)[0])
+    assert messages == {"a roll may use at most 100 dice"}
+
+
 def test_find_roll_commands_in_a_post():
     post = "\n".join(
         [

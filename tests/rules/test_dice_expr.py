@@ -90,7 +90,7 @@ def test_explosions_stop_at_the_safety_limit():
     "text, error, words",
     [
         ("", RollSyntaxError, "write what to roll"),
-        ("99999d99999", RollLimitError, "at most 100 dice, not 99999"),
+        ("99999d99999", RollLimitError, "at most 100 dice, this one asks for 99999"),
         ("1d99999", RollLimitError, "1 to 1000 sides"),
         ("1d6+9999999", RollLimitError, "at most 100,000"),
         ("101d6", RollLimitError, "at most 100 dice"),
@@ -109,6 +109,31 @@ def test_explosions_stop_at_the_safety_limit():
 def test_bad_expressions_say_what_to_fix(text, error, words):
     with pytest.raises(error, match=words):
         parse_expression(text)
+
+
+@pytest.mark.parametrize("count", ["101", "100000", "1000000", "9" * 60])
+def test_too_many_dice_get_the_one_dice_limit_however_many(count):
+    """Reading: one limit on dice (100) with one message, whether the count is 101 or has
+    more digits than the constant limit allows (1000000d6 once said "at most 100,000")."""
+    with pytest.raises(RollLimitError) as raised:
+        parse_expression(f"{count}d6")
+    assert str(raised.value) == f"a roll may use at most 100 dice, this one asks for {int(count)}"
+
+
+@pytest.mark.parametrize("sides", ["1001", "100000", "1000000", "9" * 60])
+def test_too_many_sides_get_the_one_sides_limit_however_many(sides):
+    """Reading: one limit on a die's sides (1000), one message, at any number of digits."""
+    with pytest.raises(RollLimitError) as raised:
+        parse_expression(f"1d{sides}")
+    assert str(raised.value) == f"a die may have 1 to 1000 sides, not {int(sides)}"
+
+
+@pytest.mark.parametrize("keep", ["3", "100000", "1000000"])
+def test_keeping_more_dice_than_rolled_gets_one_message_however_many(keep):
+    """Reading: the dice kept are bounded by the dice rolled, at any number of digits."""
+    with pytest.raises(RollSyntaxError) as raised:
+        parse_expression(f"2d6kh{keep}")
+    assert str(raised.value) == f"keep between 1 and 2 of 2d6, not {int(keep)}"
 
 
 @given(st.text(max_size=40))
