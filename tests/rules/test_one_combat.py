@@ -1,5 +1,8 @@
 """ONE combat: the Speed chart, the segment tracker, and the Larry and Curly example."""
 
+import math
+from fractions import Fraction
+
 import pytest
 
 from pbp.rules.dice_source import ScriptedDice
@@ -30,12 +33,21 @@ ATTACK, DEFEND, MOVE, READY = Act.ATTACK, Act.DEFEND, Act.MOVE, Act.READY
 
 
 def test_speed_7_and_8_as_in_the_worked_example():
+    """“Speed: 7 Speed: 9 (reduced to 8 by the armor)” and segments 1-7 of the example: “Neither
+    character is fast enough to make an action in this segment.” (1 and 4), “Here, Speed counts.
+    Only Curly may take an action this round.” (6), “only he can take an action this round” (7).
+    Reading: the later segments (9-12) come from round-half-up(12k/S); the example never shows
+    them.
+    """
     assert action_segments(7) == (2, 3, 5, 7, 9, 10, 12)
     assert action_segments(8) == (2, 3, 5, 6, 8, 9, 11, 12)
 
 
 @pytest.mark.parametrize("speed", range(1, 13))
 def test_speed_s_acts_s_times_in_distinct_segments_ending_in_12(speed):
+    """“one combat turn is 12 Segments long” and the chart's row for Speed S prints S ones. Reading:
+    they fall in S different segments, the last in segment 12 (the chart's columns are lost).
+    """
     segments = action_segments(speed)
     assert len(segments) == len(set(segments)) == speed
     assert segments[-1] == 12
@@ -43,6 +55,10 @@ def test_speed_s_acts_s_times_in_distinct_segments_ending_in_12(speed):
 
 
 def test_speed_chart_extremes():
+    """Reading: Speeds 1, 2, 3 and 12 divide the turn evenly (“As you can see, a higher Speed means
+    you act more often, and have fewer vulnerable Segments.”); the example never shows these
+    Speeds.
+    """
     assert action_segments(1) == (12,)
     assert action_segments(2) == (6, 12)
     assert action_segments(3) == (4, 8, 12)
@@ -54,12 +70,18 @@ def test_speed_chart_extremes():
     [(13, {12}), (14, {6, 12}), (15, {4, 8, 12})],
 )
 def test_speeds_above_12_act_every_segment_and_twice_where_printed(speed, doubles):
+    """“13 1 1 1 1 1 1 1 1 1 1 1 2 14 1 1 1 1 1 2 1 1 1 1 1 2 15 1 1 1 2 1 1 1 2 1 1 1 2” — the only
+    rows whose columns the chart kept.
+    """
     for segment in range(1, 13):
         assert actions_in_segment(speed, segment) == (2 if segment in doubles else 1)
     assert len(action_segments(speed)) == speed
 
 
 def test_speed_outside_the_chart():
+    """“(Honorable Master, why does the chart go from 1 to 15 when humans may only have Speeds of 2
+    to 12?)” — there is no row outside 1 to 15.
+    """
     with pytest.raises(CombatError, match="1 to 15"):
         action_segments(16)
     with pytest.raises(CombatError):
@@ -67,6 +89,9 @@ def test_speed_outside_the_chart():
 
 
 def test_armour_lowers_speed_but_not_below_one():
+    """“Heavier armors weigh you down, lowering your Speed and making you slower.” Reading: never
+    below 1, the chart's lowest row.
+    """
     assert effective_speed(9, 1) == 8
     assert effective_speed(2, 5) == 1
 
@@ -75,12 +100,18 @@ def test_armour_lowers_speed_but_not_below_one():
 
 
 def test_a_movement_is_the_only_action():
+    """“Typically, you can change your "state of position" one time in one Segment. If you do this,
+    you cannot take any other action except free actions.”
+    """
     assert plan(MOVE).moved
     with pytest.raises(CombatError, match="only action"):
         plan(MOVE, ATTACK)
 
 
 def test_two_hand_actions_at_minus_two_each():
+    """“Since you have two hands, it is possible to do two things (one with each hand) in one
+    segment, at a -2 penalty to both actions.”
+    """
     assert plan(ATTACK, DEFEND).penalty == -2
     assert plan(ATTACK).penalty == 0
     assert plan("attack", "attack").acts == (ATTACK, ATTACK)
@@ -90,13 +121,18 @@ def test_two_hand_actions_at_minus_two_each():
         plan()
 
 
-# --- Larry and Curly (ONE's worked example, segments 1-7) ---
+# --- Larry and Curly (ONE's worked example, segments 1-8) ---
 
 LARRY = Fighter("Larry", speed=7, hlt=10, shield=Shield.SMALL)  # 30 HP, Short Blade 8
 CURLY = Fighter("Curly", speed=9, hlt=8, armour=2, armour_weight=1)  # 24 HP, Short Blade 10
 
 
 def test_larry_and_curly():
+    """“We can now run an example combat. We’ve got two characters, Larry and Curly, who are just
+    dying to go at it.” Segments 1-8 as printed, but for Curly's segment-3 block (“Curly Attacks
+    and Blocks, with an effective Skill of 7.”; by the rules 8) and segment 8 (“Both combatants
+    back away from each other”), where our Speed reading lets only Curly act.
+    """
     state = start_combat([LARRY, CURLY])
     assert state.fighter("Curly").speed_now == 8
 
@@ -187,6 +223,75 @@ def test_larry_and_curly():
     assert state.fighter("Curly").hit_points == 15
     assert ("wounded", -2) in attack_target(state, "Curly", "Larry", 10).reasons
     assert state.segment == 7 and state.turn == 1
+    state = next_segment(state)
+
+    # Segment 8: "Both combatants back away". Backing away is a Movement, an action, so both
+    # would have to act. Under our reading only Curly (Speed 8) acts in segment 8; Larry
+    # (Speed 7) acts next in segment 9. No reading of the chart gives both (see below).
+    assert acting(state) == {"Curly": 1}
+    state = declare(state, "Curly", plan(MOVE))
+    assert state.fighter("Curly").moved
+    with pytest.raises(CombatError, match="does not act in segment 8"):
+        declare(state, "Larry", plan(MOVE))
+    state = next_segment(state)
+    assert acting(state) == {"Larry": 1, "Curly": 1}  # segment 9: Larry can back away now
+
+
+# What the worked example shows of each Speed: the segments it acts in, and those it doesn't.
+EXAMPLE_ACTS = {7: {2, 3, 5, 7, 8}, 8: {2, 3, 5, 6, 8}}
+EXAMPLE_IDLE = {7: {1, 4, 6}, 8: {1, 4, 7}}
+
+
+def _fits(schedules, segments=range(1, 9)):
+    return all(
+        {s for s in schedules[speed] if s in segments} == EXAMPLE_ACTS[speed] & set(segments)
+        and not (EXAMPLE_IDLE[speed] & set(schedules[speed]))
+        for speed in (7, 8)
+    )
+
+
+def _even(speed, offset):
+    """Speed S acting every 12/S segments from a common offset (floor of 12k/S + offset)."""
+    return {math.floor(Fraction(12 * k, speed) + offset) for k in range(1, speed + 1)}
+
+
+def _even_by_segment(speed, offset):
+    """The same, counted per segment: act in segment j when floor((jS + offset)/12) steps."""
+    return {
+        j for j in range(1, 13) if (j * speed + offset) // 12 > ((j - 1) * speed + offset) // 12
+    }
+
+
+def test_our_speed_reading_fits_segments_1_to_7_but_not_8():
+    """Segment 8: “Both combatants back away from each other, then flee in their separate
+    directions.” Reading: round-half-up(12k/S) fits segments 1-7 (“Neither character is fast
+    enough to make an action in this segment.”, “Here, Speed counts. Only Curly may take an
+    action this round.”, “only he can take an action this round”) but has only Curly act in 8."""
+    ours = {speed: set(action_segments(speed)) for speed in (7, 8)}
+    assert _fits(ours, range(1, 8))
+    assert not _fits(ours)
+    assert 8 not in ours[7] and 8 in ours[8]
+
+
+def test_no_evenly_spread_reading_fits_all_eight_segments():
+    """Reading: the chart's rows give only how many segments a Speed acts in (“one combat turn
+    is 12 Segments long”). Spreading them evenly with any offset shared by all Speeds, in
+    either counting, never fits all eight: Speed 7 must act in 7 and 8 (offset in [2/7, 3/7)
+    segments) and Speed 8 must skip 7 (offset in [1/2, 1)); as a share of each Speed's interval,
+    [1/6, 1/4) against [1/3, 2/3). Only a Speed-7 row of
+    2 3 5 7 8 10 12, phased unlike every other row, would fit; we keep the uniform reading."""
+    # Both countings change only at multiples of 1/56 (k) or whole numbers (j): these grids
+    # hold a point between every two breakpoints.
+    offsets = [Fraction(i, 112) for i in range(-112, 112)]
+    assert not any(_fits({s: _even(s, c) for s in (7, 8)}) for c in offsets)
+    by_segment = [Fraction(i, 2) for i in range(-24, 24)]
+    assert not any(_fits({s: _even_by_segment(s, c) for s in (7, 8)}) for c in by_segment)
+    # Nor an offset that is a shared fraction of each Speed's own interval (12/S segments).
+    shares = [Fraction(i, 48) for i in range(-48, 48)]
+    assert not any(_fits({s: _even(s, 12 * a / s) for s in (7, 8)}) for a in shares)
+    # The search can succeed: a row phased for Speed 7 alone fits the example.
+    assert _fits({7: _even(7, Fraction(2, 7)), 8: _even(8, Fraction(1, 2))})
+    assert _even(7, Fraction(2, 7)) == {2, 3, 5, 7, 8, 10, 12}
 
 
 # --- tracker rules ---
@@ -202,6 +307,7 @@ def two(fighter_a=None, fighter_b=None, segment=12):
 
 
 def test_moving_makes_you_harder_to_hit_that_segment():
+    """“Movement of any type gives enemies a -1 penalty to hit you.”"""
     state = declare(two(), "B", plan(MOVE))
     state = declare(state, "A", plan(ATTACK))
     target = attack_target(state, "A", "B", 9)
@@ -211,6 +317,9 @@ def test_moving_makes_you_harder_to_hit_that_segment():
 
 
 def test_large_shield_minus_two_to_be_hit_and_minus_one_to_its_bearer():
+    """“A large shield give the wearer a -2 penalty to be hit, but gives the wearer a -1 penalty to
+    attack or defend”
+    """
     a = Fighter("A", speed=12, hlt=10, shield=Shield.LARGE)
     state = declare(declare(two(a), "A", plan(ATTACK, DEFEND)), "B", plan(ATTACK))
     assert attack_target(state, "B", "A", 9).value == 7
@@ -219,6 +328,10 @@ def test_large_shield_minus_two_to_be_hit_and_minus_one_to_its_bearer():
 
 
 def test_armour_is_subtracted_from_each_attack():
+    """“If the character wearing the above set of armor was hit by 21 separate, 2-point attacks (a
+    firing squad of BB guns, perhaps?), the character would not be hurt at all, since all 42
+    points would be blocked by the armor.”
+    """
     b = Fighter("B", speed=12, hlt=6, armour=2)
     state = declare(two(None, b), "A", plan(ATTACK, ATTACK))
     dice = ScriptedDice([1, 1, 1, 1, 1, 2])
@@ -229,6 +342,10 @@ def test_armour_is_subtracted_from_each_attack():
 
 
 def test_unconscious_and_dead_take_effect_at_the_next_segment():
+    """“Losing twice your Health in Hit Points causes you to fall unconscious at the beginning of
+    the next combat segment” and “Losing three times your Health causes you to die - again, at
+    the beginning of the next combat segment.”
+    """
     state = two(segment=2)
     state = lose_hit_points(state, "B", 12)  # 2 x HLT 6
     assert state.fighter("B").down is None and "B" in acting(state)
@@ -243,11 +360,15 @@ def test_unconscious_and_dead_take_effect_at_the_next_segment():
 
 
 def test_the_turn_wraps_after_segment_12():
+    """“one combat turn is 12 Segments long”"""
     state = next_segment(two(segment=12))
     assert (state.turn, state.segment) == (2, 1)
 
 
 def test_attacks_and_defends_must_be_declared_and_are_used_up():
+    """“Possible hand actions include Attack (with the weapon in your hand), Defend (with a weapon
+    or shield), and Ready” Reading: each declared hand action is used once.
+    """
     state = declare(two(), "A", plan(ATTACK))
     with pytest.raises(CombatError, match="B has no attack left"):
         resolve_attack(state, ScriptedDice([1, 1]), "B", "A", attack_skill=9)
@@ -257,6 +378,10 @@ def test_attacks_and_defends_must_be_declared_and_are_used_up():
 
 
 def test_a_defend_is_spent_only_on_an_attack_that_hit():
+    """“If your opponent can defend, and make his own Skill roll, then he blocks your shot.”
+    Reading: the defence is rolled (and spent) only against an attack that succeeded, as Larry's
+    one Shield roll meets the attack that hit in segment 2.
+    """
     state = declare(declare(two(), "A", plan(ATTACK, ATTACK)), "B", plan(DEFEND))
     dice = ScriptedDice([6, 6, 2, 2, 2, 2])
     state, missed = resolve_attack(state, dice, "A", "B", attack_skill=9, defence_skill=9)
@@ -267,6 +392,9 @@ def test_a_defend_is_spent_only_on_an_attack_that_hit():
 
 
 def test_double_defend_only_against_melee():
+    """“you can take a Double Defend, and defend yourself against two different incoming melee (but
+    not missile) attacks in the same round”
+    """
     state = declare(declare(two(), "A", plan(ATTACK)), "B", plan(DEFEND, DEFEND))
     with pytest.raises(CombatError, match="melee"):
         resolve_attack(
@@ -275,6 +403,7 @@ def test_double_defend_only_against_melee():
 
 
 def test_speed_13_declares_two_actions_in_segment_12():
+    """“13 1 1 1 1 1 1 1 1 1 1 1 2” — two actions in segment 12, each declared once."""
     fast = Fighter("A", speed=13, hlt=10)
     state = two(fast)
     assert acting(state)["A"] == 2
@@ -287,6 +416,9 @@ def test_speed_13_declares_two_actions_in_segment_12():
 
 
 def test_names_must_differ_and_exist():
+    """Reading: a tracker bookkeeping rule (every fighter has a different name); the rules say
+    nothing.
+    """
     with pytest.raises(CombatError):
         start_combat([Fighter("A", 5, 5), Fighter("A", 6, 6)])
     with pytest.raises(CombatError, match="nobody called 'C'"):

@@ -1,0 +1,25 @@
+"""Every ONE, Noir, Sex & Violence and One Can Have Her test quotes the sentence it checks.
+
+Each quote (between “ and ”) must appear verbatim, whitespace-normalised, in its ruleset's text
+(Noir: the Swedish original or the English digest). A test that checks a documented reading
+rather than a sentence says so with a line starting "Reading:". Noteworthy has its own,
+stricter check (test_noteworthy_quotes.py).
+"""
+
+import pytest
+
+from tests.rules.rules_texts import misquotes, rules_text
+
+RULESETS = {
+    "ONE": (["one.txt"], ["tests.rules.test_one", "tests.rules.test_one_combat"]),
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_rules_test_quotes_its_rules_text_verbatim(ruleset):
+    """Reading: a rules test cites the sentence it checks, or says which reading it checks."""
+    names, modules = RULESETS[ruleset]
+    texts = [rules_text(name) for name in names]
+    found, problems = misquotes(modules, texts, readings_allowed=True)
+    assert found > 10
+    assert problems == []
