@@ -226,6 +226,18 @@ def test_most_red_cards_win_each_turn_and_most_successes_conclude():
     assert (conflict.concluder, conflict.conclusion_reason) == (0, "most successes")
 
 
+def test_the_conclusion_goes_to_most_successes_not_most_turns_won():
+    """“After narrating turn 3 the side with the highest total number of successes in the
+    conflict gets to conclude it and close the scene.” Jake wins turns 1 and 2 one to nothing;
+    the GM wins turn 3 three to nothing with bonus cards: two turns won against one, but two
+    successes against three, so the GM concludes."""
+    g = rig(to_bonus(table()), "r1-p1", ["2H", "3H", "4S"], ["5S", "6S", "7H 8H 9H"])
+    conflict = flip_all(g, "r1-p1").conflict("r1-p1")
+    assert [r.winner for r in conflict.results] == [0, 0, 1]
+    assert [r.successes for r in conflict.results] == [(1, 0), (1, 0), (0, 3)]
+    assert (conflict.concluder, conflict.conclusion_reason) == (1, "most successes")
+
+
 def test_bonus_cards_add_successes():
     g = rig(to_bonus(table()), "r1-p1", ["2H 3H", "2S", "3S"], ["4D", "5S", "6S"])
     result = _flip(g).state.conflict("r1-p1").results[0]
