@@ -35,15 +35,26 @@ def _round(g, number):
 
 
 def test_the_gm_has_chief_morton_and_lula():
+    """“The GM has two characters that exist in every game: Police Chief Willie Morton and his
+    daughter Ms. Lula Morton.”
+    """
     assert ochh.GM_CHARACTERS == ("Police Chief Willie Morton", "Ms. Lula Morton")
 
 
 def test_a_new_character_has_two_coolness_cards_and_eight_rat_notes():
+    """“Each character will start with 2 Coolness Cards. The players should write their name (their
+    own or their character's) on 8 notes of paper together with "Rat" on 4 of them and "Don't
+    rat" on 4 notes.”
+    """
     jake = table().player("p1")
     assert (jake.coolness, jake.rat_left, jake.dont_rat_left) == (2, 4, 4)
 
 
 def test_nothing_on_a_sheet_is_secret():
+    """“Nothing of the characters is secret, and all players should know the drives and dream future
+    of all other characters.” Reading: the rat notes left are not part of the sheet, and stay
+    hidden.
+    """
     view = ochh.view_for(table(), Viewer.player("p2"))
     jake = view["players"][0]
     assert jake["drive"] == "find who framed Jake" and jake["future_with_lula"]
@@ -55,6 +66,10 @@ def test_nothing_on_a_sheet_is_secret():
     [("gm", "revenge", "already taken"), ("p1", "revenge", "already taken"), ("p9", " ", "drive")],
 )
 def test_sheets_are_checked(player_id, drive, message):
+    """“Each character will have a drive, something that's motivating him to act and to push himself
+    forward.” Reading: every sheet names a drive, and each player and character name is used
+    once.
+    """
     g = ochh.add_player(
         ochh.new_game(),
         player_id="p1",
@@ -77,6 +92,9 @@ def test_sheets_are_checked(player_id, drive, message):
 
 
 def test_the_game_needs_two_players_and_then_no_new_characters():
+    """“One Can Have Her is a game inspired by film noir for one game master (GM) and two or more
+    players.” Reading: characters are made before the first scene.
+    """
     lonely = ochh.add_player(
         ochh.new_game(),
         player_id="p1",
@@ -102,6 +120,9 @@ def test_the_game_needs_two_players_and_then_no_new_characters():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_opposition_pool_is_ten_per_player_and_coolness_starts_empty(players):
+    """“He gets an amount of cards equal to the number of players times 10. Every opposition card
+    used goes into the Coolness Pool.”
+    """
     g = table(players)
     assert (g.opposition_pool, g.coolness_pool) == (10 * players, 0)
     assert (g.round, g.phase) == (1, ochh.Phase.ORDERING)
@@ -122,10 +143,17 @@ def test_the_opposition_pool_is_ten_per_player_and_coolness_starts_empty(players
     ],
 )
 def test_round_names(number, name):
+    """“Scene 1: Drive Scene Scenes 2-3: Escalation Scenes Scenes 4-6: Resolution Scenes Scene 7:
+    End Scene”
+    """
     assert ochh.round_name(number) == name
 
 
 def test_scenes_open_in_the_gms_order_with_a_monologue():
+    """“The GM decides the order the players get their scenes” and “Each scene should be introduced
+    by the player, with a short in-character monologue describing where he is and what's going
+    on.”
+    """
     g = ochh.order_scenes(table(), order=["p2", "p1", "p3"]).state
     with pytest.raises(ochh.OneCanHaveHerError, match="It is Lou's scene next"):
         ochh.open_scene(g, player_id="p1", monologue="I'm an occasional drinker.")
@@ -136,32 +164,46 @@ def test_scenes_open_in_the_gms_order_with_a_monologue():
 
 
 def test_the_scene_order_names_everyone_once():
+    """“Round - All PCs gets one scene during each round.”"""
     with pytest.raises(ochh.OneCanHaveHerError, match="exactly once"):
         ochh.order_scenes(table(), order=["p1", "p1", "p2"])
 
 
 def test_no_rat_notes_before_the_resolution_rounds():
+    """“Before each of the last four scenes the players hand over their rat notes to the GM.”"""
     with pytest.raises(ochh.OneCanHaveHerError, match="before resolution and end scenes"):
         ochh.hand_in_note(table(), player_id="p1", rat=True)
 
 
 def test_no_end_die_outside_the_resolution_rounds():
+    """“There's no risk of the game ending during the Escalation Scenes” and “Obviously you don't
+    have to roll the die in scene 7 as it'll surely be the last scene of the game.”
+    """
     with pytest.raises(ochh.OneCanHaveHerError, match="end die"):
         ochh.roll_end_die(to_bonus(table()), rng=FixedDie(1))
 
 
 def test_rounds_one_to_three_go_straight_to_bonus_cards():
+    """“There's no risk of the game ending during the Escalation Scenes, so the characters are free
+    to get involved with Lula and follow their drives.”
+    """
     g = conflicts(scenes(table()))
     assert g.phase is ochh.Phase.BONUS and not g.final
 
 
 def test_a_round_ends_only_when_every_conflict_is_concluded():
+    """“Each scene should contain one conflict per PC, and all conflicts will be resolved
+    together.”
+    """
     g = to_bonus(table())
     with pytest.raises(ochh.OneCanHaveHerError, match="Conflicts still open: r1-p1"):
         ochh.end_round(g)
 
 
 def test_round_four_starts_with_notes_from_everyone():
+    """“Before each Resolution Scene the players should hand over a rat note.” Reading: one note per
+    player per round, handed in before the GM orders the scenes.
+    """
     g = _round(table(), 4)
     assert g.phase is ochh.Phase.NOTES
     with pytest.raises(ochh.OneCanHaveHerError, match="cannot be ordered now"):
@@ -175,6 +217,7 @@ def test_round_four_starts_with_notes_from_everyone():
 
 
 def test_a_player_without_that_note_left_cannot_hand_it_in():
+    """“together with "Rat" on 4 of them and "Don't rat" on 4 notes” — a note used is gone."""
     g = _round(table(), 4)
     g = g.with_player(replace(g.player("p1"), rat_left=0))
     with pytest.raises(ochh.OneCanHaveHerError, match='no "Rat" note left'):
@@ -186,6 +229,9 @@ def test_a_player_without_that_note_left_cannot_hand_it_in():
     [(4, 3, True), (4, 4, False), (5, 4, True), (5, 5, False), (6, 5, True), (6, 6, False)],
 )
 def test_the_end_die_ends_the_game_below_the_scene_number(number, die, final):
+    """“Roll a six-sided die and see if the value is less than the scene number (4, 5 or 6). If it
+    is the game ends, otherwise you'll have another round.”
+    """
     g = to_bonus(_round(table(), number), die=die)
     assert g.end_roll == die and g.final is final
     g = finish_round(g)
@@ -193,6 +239,9 @@ def test_the_end_die_ends_the_game_below_the_scene_number(number, die, final):
 
 
 def test_scene_seven_always_ends_the_game_without_a_die():
+    """“Obviously you don't have to roll the die in scene 7 as it'll surely be the last scene of the
+    game.”
+    """
     g = to_bonus(_round(table(), 7))
     assert g.final and g.end_roll is None
     assert finish_round(g).over
@@ -206,6 +255,9 @@ def _round_four_with_rat(rat="p1"):
 
 
 def test_only_the_gm_and_the_writer_see_which_note_was_handed_in():
+    """“The main reason for using notes is that the players shouldn't know what the others are
+    choosing, since that would take away the whole dilemma of knowing when to rat on the others.”
+    """
     g = _round_four_with_rat()
     for viewer in (Viewer.player("p2"), Viewer.spectator()):
         shown = ochh.view_for(g, viewer)["notes"]
@@ -221,6 +273,7 @@ def test_only_the_gm_and_the_writer_see_which_note_was_handed_in():
 
 
 def test_the_note_record_tells_others_only_that_a_note_was_handed_in():
+    """“the players shouldn't know what the others are choosing”"""
     g = _round(table(), 4)
     event = ochh.hand_in_note(g, player_id="p1", rat=True).events[0]
     other = event.view_for(Viewer.player("p2"))
@@ -229,6 +282,9 @@ def test_the_note_record_tells_others_only_that_a_note_was_handed_in():
 
 
 def test_a_ratted_on_player_learns_who_ratted_when_the_scenes_open():
+    """“The character that's been ratted on will immediately realize who has sold him out” Reading:
+    he learns it when the GM orders the round's scenes.
+    """
     g = _round_four_with_rat()
     assert ochh.view_for(g, Viewer.player("p2"))["notes"]["ratted_on_by"] == {}
     out = ochh.order_scenes(g, order=["p1", "p2", "p3"])
@@ -243,6 +299,9 @@ def test_a_ratted_on_player_learns_who_ratted_when_the_scenes_open():
 
 
 def test_every_note_is_shown_to_everyone_when_the_game_ends():
+    """Reading: the notes' secrecy (“the players shouldn't know what the others are choosing”) ends
+    with the game, when the epilogues reflect them.
+    """
     g = finish_round(to_bonus(_round(table(), 4), rats=["p1"], die=1))
     assert g.over
     shown = ochh.view_for(g, Viewer.player("p3"))
@@ -254,6 +313,10 @@ def test_every_note_is_shown_to_everyone_when_the_game_ends():
 
 
 def test_ratted_on_characters_lose_the_final_round_automatically():
+    """“If the die says it's the last scene, there's no need to go through with conflict resolution
+    for this character. He automatically loses the stakes and is either put behind bars or shot
+    dead by the police.”
+    """
     g = to_bonus(_round(table(), 4), rats=["p1"], die=1)
     lost = {c.id: (c.forfeited_by, c.concluder) for c in g.round_conflicts()}
     assert lost == {"r4-p1": ((), None), "r4-p2": ((0,), 1), "r4-p3": ((0,), 1)}
@@ -262,11 +325,18 @@ def test_ratted_on_characters_lose_the_final_round_automatically():
 
 
 def test_ratted_on_characters_fight_on_when_the_game_goes_on():
+    """“If the character wasn't ratted on in this round, the conflict is played as normal.” Reading:
+    when the die lets the game go on, the ratted-on character plays his conflict too (the police
+    are merely hostile).
+    """
     g = to_bonus(_round(table(), 4), rats=["p1"], die=6)
     assert all(not c.done for c in g.round_conflicts())
 
 
 def test_in_pvp_the_side_not_ratted_on_wins_the_final_round():
+    """“He automatically loses the stakes” Reading: in a player-vs-player conflict his opponent
+    takes the stakes.
+    """
     g = to_bonus(_round(table(), 4), rats=["p1"], die=1, pvp=[("p1", "p2")])
     assert (g.conflict("r4-p1").forfeited_by, g.conflict("r4-p1").concluder) == ((1,), 0)
 
@@ -280,24 +350,36 @@ def test_in_pvp_the_side_not_ratted_on_wins_the_final_round():
     ],
 )
 def test_epilogues_follow_the_final_rounds_notes(rats, expected):
+    """“If the character wasn't ratted on during the round and didn't rat on anyone else, his
+    epilogue should describe how he resolves his drive” “If he ratted on the others but wasn't
+    ratted on he gets Ms. Lula Morton and resolves his drive.” “If more than one rat on the
+    others, all of them end up in jail or die.”
+    """
     g = finish_round(to_bonus(_round(table(), 4), rats=rats, die=1))
     assert {pid: e.value for pid, e in ochh.epilogues(g).items()} == expected
     assert ochh.view_for(g, Viewer.spectator())["epilogues"] == expected
 
 
 def test_with_two_rats_no_card_is_played():
+    """“If more than one rat on the others, all of them end up in jail or die.” Reading: everyone is
+    ratted on, so no conflict is played in the final round.
+    """
     g = to_bonus(_round(table(), 4), rats=["p1", "p3"], die=1)
     assert all(c.done and not c.results for c in g.round_conflicts())
     assert ochh.end_round(g).state.over
 
 
 def test_epilogues_look_only_at_the_final_round():
+    """“Characters that were ratted on during the end round meet a bad end.”"""
     g = finish_round(to_bonus(_round(table(), 4), rats=["p1"], die=6))
     g = finish_round(to_bonus(g, rats=[], die=1))
     assert g.over and set(ochh.epilogues(g).values()) == {ochh.Epilogue.RESOLVES_DRIVE}
 
 
 def test_a_ratted_on_character_picks_jail_or_death():
+    """“He automatically loses the stakes and is either put behind bars or shot dead by the police.
+    The choice is up to the player”
+    """
     g = to_bonus(_round(table(), 4), rats=["p1"], die=1)
     g = ochh.choose_fate(g, player_id="p2", fate=ochh.Fate.DEAD).state
     assert g.player("p2").fate is ochh.Fate.DEAD
@@ -309,6 +391,7 @@ def test_a_ratted_on_character_picks_jail_or_death():
 
 
 def test_the_gm_orders_the_epilogues_after_the_end():
+    """“The GM decides the order of the epilogues.”"""
     g = to_bonus(_round(table(), 4), die=1)
     with pytest.raises(ochh.OneCanHaveHerError, match="after the game ends"):
         ochh.order_epilogues(g, order=["p1", "p2", "p3"])
@@ -329,6 +412,10 @@ def _with_used_opposition():
 
 
 def test_players_award_coolness_from_the_pool_to_each_other():
+    """“The players, not the GM, can award each other bonus cards from the Coolness Pool if they
+    think another player does something cool or entertaining.” “Used Coolness Cards turn back
+    into Opposition Cards”
+    """
     g = table()
     with pytest.raises(ochh.OneCanHaveHerError, match="pool is empty"):
         ochh.award_coolness(g, giver="p1", receiver="p2")
@@ -343,6 +430,7 @@ def test_players_award_coolness_from_the_pool_to_each_other():
     [("gm", "p2", "Only players"), ("p1", "gm", "Only players"), ("p1", "p1", "not to yourself")],
 )
 def test_the_gm_never_awards_or_receives_coolness(giver, receiver, message):
+    """“The players, not the GM, can award each other bonus cards from the Coolness Pool”"""
     with pytest.raises(ochh.OneCanHaveHerError, match=message):
         ochh.award_coolness(_with_used_opposition(), giver=giver, receiver=receiver)
 
@@ -365,5 +453,8 @@ def _stage(stage):
 
 @pytest.mark.parametrize("stage", ["start", "notes", "bonus", "flipping", "over"])
 def test_the_game_round_trips_through_json(stage):
+    """Reading: a stored game (a forum thread's state) reads back unchanged at every stage; the
+    rules say nothing of storage.
+    """
     g = _stage(stage)
     assert ochh.Game.from_dict(json.loads(json.dumps(g.to_dict()))) == g

@@ -106,6 +106,9 @@ def _check_secrets(g: ochh.Game) -> None:
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 4), gm_ties=st.booleans())
 def test_random_games_keep_every_invariant(seed, players, gm_ties):
+    """“Every opposition card used goes into the Coolness Pool.” “Used Coolness Cards turn back into
+    Opposition Cards” — bonus cards are never made or lost — and “only one can have her”.
+    """
     tie_break = ochh.ConclusionTieBreak.GM_DECIDES if gm_ties else None
     config = ochh.Settings(conclusion_tie_break=tie_break) if tie_break else None
     g = table(players, settings=config)
@@ -132,6 +135,9 @@ def test_random_games_keep_every_invariant(seed, players, gm_ties):
     )
 )
 def test_a_later_turn_never_holds_fewer_cards_than_an_earlier_one(placements):
+    """“There always has to be more cards in later turns than earlier” Reading: more means at least
+    as many (the text's own example puts one added card in turn 3).
+    """
     g = conflicts(scenes(table(3)))
     owners = [GM, "p1", "p2", "p3"]
     for by, side, counts in placements:

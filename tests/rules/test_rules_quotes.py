@@ -12,6 +12,14 @@ from tests.rules.rules_texts import misquotes, rules_text
 
 RULESETS = {
     "ONE": (["one.txt"], ["tests.rules.test_one", "tests.rules.test_one_combat"]),
+    "One Can Have Her": (
+        ["one-can-have-her.txt"],
+        [
+            "tests.rules.test_one_can_have_her",
+            "tests.rules.test_one_can_have_her_conflict",
+            "tests.rules.test_one_can_have_her_properties",
+        ],
+    ),
 }
 
 
