@@ -12,6 +12,10 @@ from tests.rules.rules_texts import misquotes, rules_text
 
 RULESETS = {
     "ONE": (["one.txt"], ["tests.rules.test_one", "tests.rules.test_one_combat"]),
+    "Noir": (
+        ["noir-sv.txt", "noir-en.md"],
+        ["tests.rules.test_noir", "tests.rules.test_noir_extended"],
+    ),
     "One Can Have Her": (
         ["one-can-have-her.txt"],
         [
