@@ -32,13 +32,20 @@ ATTACK, DEFEND, MOVE, READY = Act.ATTACK, Act.DEFEND, Act.MOVE, Act.READY
 # --- the Speed chart ---
 
 
-def test_speed_7_and_8_as_in_the_worked_example():
-    """“Speed: 7 Speed: 9 (reduced to 8 by the armor)” and segments 1-7 of the example: “Neither
-    character is fast enough to make an action in this segment.” (1 and 4), “Here, Speed counts.
-    Only Curly may take an action this round.” (6), “only he can take an action this round” (7).
-    Reading: the later segments (9-12) come from round-half-up(12k/S); the example never shows
-    them.
-    """
+def test_speed_7_and_8_in_the_segments_the_worked_example_shows():
+    """“Speed: 7 Speed: 9 (reduced to 8 by the armor)”. Segments 1 and 4: “Neither character is
+    fast enough to make an action in this segment.” 2, 3 and 5: both act. 6: “Here, Speed
+    counts. Only Curly may take an action this round.” 7: “only he can take an action this
+    round”. (Segment 8 is test_our_speed_reading_fits_segments_1_to_7_but_not_8.)"""
+    shown = range(1, 8)
+    assert [s for s in action_segments(7) if s in shown] == [2, 3, 5, 7]
+    assert [s for s in action_segments(8) if s in shown] == [2, 3, 5, 6]
+
+
+def test_speed_7_and_8_after_segment_7_follow_the_reading():
+    """Reading: the example stops at segment 8, and the chart lost its columns; segments 8-12
+    come from round-half-up(12k/S), an even spread with one rule for every Speed that fits
+    segments 1-7 (not 8: see below)."""
     assert action_segments(7) == (2, 3, 5, 7, 9, 10, 12)
     assert action_segments(8) == (2, 3, 5, 6, 8, 9, 11, 12)
 

@@ -24,6 +24,16 @@ RULESETS = {
             "tests.rules.test_one_can_have_her_properties",
         ],
     ),
+    "Sex & Violence": (
+        ["sex-and-violence.txt"],
+        [
+            "tests.rules.test_sex_and_violence",
+            "tests.rules.test_sex_and_violence_contest",
+            "tests.rules.test_sex_and_violence_mayhem",
+            "tests.rules.test_sex_and_violence_properties",
+            "tests.rules.test_sex_and_violence_replenish",
+        ],
+    ),
 }
 
 

@@ -100,6 +100,10 @@ def _step(g: sv.Game, move: int, chooser: random.Random, rng: random.Random) -> 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), moves=st.lists(st.integers(0, 10), max_size=60))
 def test_random_play_conserves_cards_and_hand_limits(seed, moves):
+    """“Continue until your hand is back up to 10 cards” “If the flipped card is part of your
+    hand, then that card's "slot" is still counted as part of your hand, even if it's not
+    usable.” Reading: no card is ever made or lost, and a hand never exceeds ten slots.
+    """
     g = _table(seed)
     chooser, rng = random.Random(seed + 1), random.Random(seed + 2)
     for move in moves:
@@ -116,6 +120,7 @@ def test_random_play_conserves_cards_and_hand_limits(seed, moves):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32), moves=st.lists(st.integers(0, 10), max_size=30))
 def test_random_play_never_shows_a_hand_or_deck_to_another_player(seed, moves):
+    """“This is called your hand and should be kept hidden.”"""
     g = _table(seed)
     chooser, rng = random.Random(seed + 1), random.Random(seed + 2)
     for move in moves:
