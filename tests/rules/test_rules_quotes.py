@@ -6,6 +6,8 @@ rather than a sentence says so with a line starting "Reading:". Noteworthy has i
 stricter check (test_noteworthy_quotes.py).
 """
 
+from pathlib import Path
+
 import pytest
 
 from tests.rules.rules_texts import misquotes, rules_text
@@ -45,3 +47,12 @@ def test_every_rules_test_quotes_its_rules_text_verbatim(ruleset):
     found, problems = misquotes(modules, texts, readings_allowed=True)
     assert found > 10
     assert problems == []
+
+
+def test_every_rules_test_module_is_in_the_quote_check():
+    """Reading: a new ONE, Noir, S&V or OCHH test module is quote-checked too (helpers aside)."""
+    prefixes = ("test_one", "test_noir", "test_sex_and_violence")
+    helpers = {"test_one_can_have_her_helpers", "test_sex_and_violence_helpers"}
+    here = {p.stem for p in Path(__file__).parent.glob("test_*.py") if p.stem.startswith(prefixes)}
+    checked = {name.rsplit(".", 1)[1] for _, modules in RULESETS.values() for name in modules}
+    assert here - helpers == checked
