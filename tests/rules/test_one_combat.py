@@ -234,7 +234,8 @@ def test_larry_and_curly():
 
     # Segment 8: "Both combatants back away". Backing away is a Movement, an action, so both
     # would have to act. Under our reading only Curly (Speed 8) acts in segment 8; Larry
-    # (Speed 7) acts next in segment 9. No reading of the chart gives both (see below).
+    # (Speed 7) acts next in segment 9. No even spread with one rule for every Speed gives
+    # both (see test_no_evenly_spread_reading_fits_all_eight_segments).
     assert acting(state) == {"Curly": 1}
     state = declare(state, "Curly", plan(MOVE))
     assert state.fighter("Curly").moved
