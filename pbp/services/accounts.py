@@ -242,6 +242,21 @@ def accept_invite(
     return user
 
 
+def open_invites(*, session: Session, campaign: Campaign, now: datetime) -> list[Invite]:
+    """Invitations not used yet and not expired, the newest first (for the referee)."""
+    return list(
+        session.exec(
+            select(Invite)
+            .where(
+                Invite.campaign_id == campaign.id,
+                Invite.used_at.is_(None),
+                Invite.expires_at > now,
+            )
+            .order_by(Invite.created_at.desc())
+        )
+    )
+
+
 def unclaimed_characters(*, session: Session, campaign: Campaign) -> list[Character]:
     """Characters the referee can still attach to an invite."""
     return [

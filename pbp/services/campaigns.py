@@ -14,7 +14,38 @@ from pbp.models import Blog, Campaign, Character, Membership, User
 
 RULESETS = tuple(rules.RULESETS)
 # Page names under /c/<campaign>/ that a character's blog would otherwise hide.
-RESERVED_SLUGS = {"forum", "rolls", "sheets", "referee", "write", "me", "history", "invites"}
+RESERVED_SLUGS = {
+    *("forum", "rolls", "sheets", "referee", "write", "me", "history", "invites"),
+    *("turns", "characters", "tables", "gm"),
+}
+# Each ruleset as the new-campaign page and every heading name it: (name, one line).
+RULESET_NAMES = {
+    "noteworthy": (
+        "Noteworthy",
+        "Every player blogs in character; challenges are settled by the notes others leave. "
+        "Played on blogs, in turns.",
+    ),
+    "one": (
+        "ONE",
+        "A simple, generic role-playing engine: stats, skills and a d10 roll. Played in forum "
+        "scenes with dice on the server.",
+    ),
+    "noir": (
+        "Noir",
+        "Swedish hard-boiled crime: skill rolls on exploding d10s. Played in forum scenes with "
+        "dice on the server.",
+    ),
+    "sex-and-violence": (
+        "Sex & Violence",
+        "Gangsters settle scores with playing cards: suits for fields, bids and wounds. "
+        "Played in forum scenes at card tables.",
+    ),
+    "one-can-have-her": (
+        "One Can Have Her",
+        "A game noir: rivals for one woman's favour, with cards and rat notes. Played in forum "
+        "scenes at card tables.",
+    ),
+}
 NOTEWORTHY_DEFAULTS = {"opening_turns": 2, "fair_interval_hours": None, "custom_moods": {}}
 
 

@@ -104,6 +104,25 @@ def visible_thread(
     return thread
 
 
+@dataclass(frozen=True)
+class TableSummary:
+    thread: forum.ThreadSummary
+    game: CardGame
+
+
+def list_tables(
+    *, session: Session, campaign: Campaign, viewer: forum.Viewer
+) -> list[TableSummary]:
+    """The card tables in threads the viewer may read, latest activity first."""
+    forum.require_forum(campaign)
+    threads = forum.list_threads(session=session, campaign=campaign, viewer=viewer)
+    games = {
+        g.thread_id: g
+        for g in session.exec(select(CardGame).where(CardGame.campaign_id == campaign.id))
+    }
+    return [TableSummary(t, games[t.id]) for t in threads if t.id in games]
+
+
 def game_of_thread(*, session: Session, thread: Thread, lock: bool = False) -> CardGame | None:
     query = select(CardGame).where(CardGame.thread_id == thread.id)
     if lock:

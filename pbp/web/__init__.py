@@ -17,18 +17,27 @@ def init_app(app: Flask) -> None:
         forum,
         history,
         mail,
+        nav,
         player,
         public,
         referee,
+        roster,
+        times,
         tokens,
+        turns,
     )
 
     auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
+    nav.init_app(app)  # the campaign navigation bar, a template global
+    times.init_app(app)  # the `zoned` and `iso` filters
     app.register_blueprint(public.bp)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)
     app.register_blueprint(referee.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(turns.bp)
+    app.register_blueprint(roster.characters_bp)
+    app.register_blueprint(roster.tables_bp)
     app.register_blueprint(forum.bp)
     app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)

@@ -179,6 +179,8 @@ def create_invite(slug: str):
     unclaimed = {c.id: c for c in accounts.unclaimed_characters(session=db, campaign=campaign)}
     form = forms.InviteCreateForm()
     form.character.choices += [SelectChoice(c.id, c.name) for c in unclaimed.values()]
+    if request.method == "GET" and request.args.get("character", type=int) in unclaimed:
+        form.character.data = request.args.get("character", type=int)  # the roster's "Invite"
     status = 200
     if form.validate_on_submit():
         character = unclaimed.get(form.character.data)

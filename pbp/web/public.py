@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask import session as browser_session
 from markupsafe import Markup
 
@@ -21,6 +30,11 @@ def index():
 
 @bp.get("/c/<slug>/")
 def campaign(slug: str):
+    """A campaign's home: the planet of a Noteworthy game, the scenes of a forum game."""
+    if _ruleset(slug) != "noteworthy":
+        from pbp.web import forum
+
+        return forum.index(slug)
     args = {
         "turn_number": request.args.get("turn", type=int),
         "character_slug": request.args.get("character") or None,
@@ -47,6 +61,15 @@ def campaign(slug: str):
         )
         return Response(page, mimetype="text/html")
     return _planet_page(slug, key, args, user)
+
+
+def _ruleset(slug: str) -> str:
+    """A campaign's ruleset, remembered per process: it never changes, and the planet's
+    cached path reads nothing else from the database."""
+    known = current_app.extensions.setdefault("pbp_rulesets", {})
+    if slug not in known:
+        known[slug] = campaigns.get_campaign(session=get_session(), slug=slug).ruleset
+    return known[slug]
 
 
 def _planet_page(slug: str, key: tuple, args: dict, user) -> str:
@@ -83,4 +106,4 @@ def new_campaign():
         if campaign.ruleset == "noteworthy":
             return redirect(url_for("referee.board", slug=campaign.slug))
         return redirect(url_for("public.campaign", slug=campaign.slug))
-    return render_template("new_campaign.html", rulesets=campaigns.RULESETS)
+    return render_template("new_campaign.html", rulesets=campaigns.RULESET_NAMES)

@@ -13,9 +13,20 @@ from sqlmodel import select
 
 from pbp.db import get_session
 from pbp.errors import UserError
-from pbp.models import AuditLog, Blog, Character, utcnow
+from pbp.models import Blog, Character, utcnow
 from pbp.rules import noteworthy as nw
-from pbp.services import cadence, campaigns, dashboard, ingest, mail_send, turns
+from pbp.services import (
+    accounts,
+    cadence,
+    campaigns,
+    cards,
+    dashboard,
+    forum,
+    ingest,
+    mail_send,
+    turns,
+)
+from pbp.services import audit_log as audit_words
 from pbp.services.mail import (
     MailSettings,
     event_batch_key,
@@ -29,7 +40,11 @@ from pbp.web.access import current_account, login_required, require_referee
 
 bp = Blueprint("referee", __name__, url_prefix="/c/<slug>/referee")
 
-RULING_KINDS = [k.value for k in nw.RulingKind]
+# (kind, what it decides in words) for the ruling form's choices.
+RULING_KINDS = [
+    (k.value, audit_words.RULING_WORDS.get(k.value, k.value.replace("_", " ")))
+    for k in nw.RulingKind
+]
 
 
 def now() -> datetime:
@@ -68,6 +83,8 @@ def _int(name: str, *, required: bool = True) -> int | None:
 @login_required
 def board(slug: str):
     session, campaign = _campaign(slug)
+    if campaign.ruleset != "noteworthy":
+        return _forum_board(session, campaign)
     view = dashboard.dashboard(session=session, campaign=campaign)
     return render_template(
         "referee/dashboard.html",
@@ -76,6 +93,26 @@ def board(slug: str):
         view=view,
         ruling_kinds=RULING_KINDS,
         nw=nw,
+    )
+
+
+def _forum_board(session, campaign):
+    """A forum GM's dashboard: members and invitations, scenes, sheets, card tables, start
+    and end, outbox and audit log; nothing of Noteworthy's turns, moods or feeds."""
+    gm = forum.viewer_for(session=session, campaign=campaign, user=current_account())
+    return render_template(
+        "referee/forum_gm.html",
+        campaign=campaign,
+        members=forum.members(session=session, campaign=campaign),
+        invites=accounts.open_invites(session=session, campaign=campaign, now=now()),
+        characters=campaigns.characters(session=session, campaign=campaign),
+        threads=forum.list_threads(session=session, campaign=campaign, viewer=gm),
+        tables=(
+            cards.list_tables(session=session, campaign=campaign, viewer=gm)
+            if campaign.ruleset in cards.CARD_RULESETS
+            else None
+        ),
+        outbox=outbox_counts(session=session, campaign_id=campaign.id),
     )
 
 
@@ -376,10 +413,5 @@ def outbox(slug: str):
 @login_required
 def audit_log(slug: str):
     session, campaign = _campaign(slug)
-    rows = session.exec(
-        select(AuditLog)
-        .where(AuditLog.campaign_id == campaign.id)
-        .order_by(AuditLog.created_at.desc(), AuditLog.id.desc())
-        .limit(500)
-    ).all()
-    return render_template("referee/audit.html", campaign=campaign, rows=rows)
+    lines = audit_words.audit_lines(session=session, campaign=campaign)
+    return render_template("referee/audit.html", campaign=campaign, lines=lines)

@@ -554,7 +554,7 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
 
     planet = client.get(page_urls(big)["planet"]).get_data(as_text=True)
     board = client.get(page_urls(big)["dashboard"]).get_data(as_text=True)
-    assert f"Turn {big_turns} · open" in planet and 'class="challenge-line"' in planet
+    assert f"Turn {big_turns}</a> · open" in planet and 'class="challenge-line"' in planet
     assert f"Turn {big_turns} · open" in board and "challenges" in board
 
     lines = [

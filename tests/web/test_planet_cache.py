@@ -75,7 +75,7 @@ def test_each_change_shows_on_the_next_load_of_a_cached_planet(client, game, db_
 
     turns.close_turn(session=db_session, campaign=campaign, actor=None, now=T0 + timedelta(1))
     db_session.commit()
-    assert "Turn 1 · closed" in client.get(url).text
+    assert "Turn 1</a> · closed" in client.get(url).text
 
 
 def test_a_write_bumps_only_its_own_campaigns_version(game, db_session):
