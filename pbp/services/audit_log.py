@@ -48,6 +48,13 @@ def _names(ids, characters: dict[int, str]) -> str:
     return ", ".join(names) if names else "nobody"
 
 
+def _outsiders(detail: dict, characters: dict[int, str]) -> str:
+    ids = detail.get("eliminated") or []
+    if not ids:
+        return "nobody became an outsider"
+    return f"{_names(ids, characters)} became {'an outsider' if len(ids) == 1 else 'outsiders'}"
+
+
 def _sentence(row: AuditLog, characters: dict[int, str]) -> str:
     d = row.detail or {}
     turn = d.get("turn")
@@ -61,14 +68,7 @@ def _sentence(row: AuditLog, characters: dict[int, str]) -> str:
         ),
         "close_turn": lambda: f"closed turn {turn}",
         "reopen_turn": lambda: f"reopened turn {turn}",
-        "resolve_turn": lambda: (
-            f"resolved turn {turn}; "
-            + (
-                f"{_names(d.get('eliminated'), characters)} became outsiders"
-                if d.get("eliminated")
-                else "nobody became an outsider"
-            )
-        ),
+        "resolve_turn": lambda: f"resolved turn {turn}; " + _outsiders(d, characters),
         "ruling": lambda: (
             f"ruled on {RULING_WORDS.get(d.get('kind'), 'a question')} in turn {turn}"
         ),

@@ -136,7 +136,7 @@ def test_a_whole_turn_from_the_dashboard(client, auth, game, clock, db_session):
     audit = client.get(base + "/audit")
     # The audit log reads as sentences, not identifiers.
     text = audit.get_data(as_text=True)
-    assert "resolved turn 1; Bram became outsiders" in text
+    assert "resolved turn 1; Bram became an outsider" in text
     assert "posted the event for turn 1" in text
     assert "resolve_turn" not in text and "post_event" not in text
 
