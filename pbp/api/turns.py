@@ -127,6 +127,17 @@ def close_turn(call: Call, slug: str, number: int) -> s.TurnOut:
     return turn_out(turn, events, None)
 
 
+@operation("POST", TURN + "/reopen", tag="turns", access="referee", response=s.TurnOut)
+def reopen_turn(call: Call, slug: str, number: int) -> s.TurnOut:
+    """Open a closed, unresolved turn again: notes count again until it closes."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_referee(campaign)
+    _latest(call, campaign, number)
+    turn = turns.reopen_turn(session=call.session, campaign=campaign, actor=call.user, now=call.now)
+    events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
+    return turn_out(turn, events, None)
+
+
 @operation(
     "POST",
     TURN + "/resolve",

@@ -10,9 +10,10 @@ at once advance a campaign once.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlmodel import Session, select
 
@@ -22,6 +23,12 @@ from pbp.services import tally as tally_service
 from pbp.services import turns
 
 KINDS = ("manual", "daily", "hours")
+
+
+@functools.cache
+def time_zones() -> list[str]:
+    """Every IANA zone name this system knows, for the referee's picker."""
+    return sorted(available_timezones())
 
 
 def validate(cadence: dict, time_zone: str) -> dict:

@@ -163,6 +163,28 @@ def close_turn(*, session: Session, campaign: Campaign, actor: User | None, now:
     return turn
 
 
+def reopen_turn(*, session: Session, campaign: Campaign, actor: User | None, now: datetime) -> Turn:
+    """Open a closed turn again (the referee closed it too early); refused once resolved,
+    since standings have changed by then. Audited. Reopening an open turn is a no-op.
+
+    The turn's deadline is kept: if it has passed, a scheduled cadence closes the turn
+    again at its next pass, so a referee reopening on a schedule sets a new deadline by
+    posting no event but closing by hand."""
+    lock_campaign(session, campaign)
+    turn = latest_turn(session=session, campaign=campaign)
+    if turn is None:
+        raise Conflict("there is no turn to reopen")
+    if turn.status == "resolved":
+        raise Conflict(f"turn {turn.number} is resolved: its results stand and it cannot reopen")
+    if turn.status == "open":
+        return turn
+    turn.status, turn.closed_at = "open", None
+    session.add(turn)
+    audit(session, campaign, actor, "reopen_turn", turn=turn.number, at=now.isoformat())
+    session.flush()
+    return turn
+
+
 def add_ruling(
     *,
     session: Session,

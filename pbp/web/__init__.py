@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Flask, render_template
+from flask import Flask, g, render_template
+from werkzeug.exceptions import HTTPException
 
 from pbp.errors import PbpError, SchemaBehind, UserError
 
@@ -42,6 +43,9 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
+    # Before the API's: it answers its own routing errors and hands the rest to these.
+    for code in (403, 404, 405, 410, 500):
+        app.register_error_handler(code, _http_error)
     api.init_app(app)  # /api/v1: bearer tokens instead of cookies, problem+json errors
     app.register_blueprint(blog.bp)  # last: its /c/<slug>/<character>/ routes are catch-alls
     app.register_error_handler(UserError, _user_error)
@@ -49,7 +53,27 @@ def init_app(app: Flask) -> None:
 
 
 def _user_error(exc: UserError):
-    return render_template("error.html", message=str(exc), status=exc.status), exc.status
+    page = render_template(
+        "error.html", message=str(exc), status=exc.status, campaign=g.get("pbp_campaign")
+    )
+    return page, exc.status
+
+
+# What each HTTP error says when nothing more specific is known (werkzeug's own texts speak
+# of "the server" and "the requested URL").
+HTTP_MESSAGES = {
+    403: "You don't have permission to open this page.",
+    404: "No page has this address.",
+    405: "This page does not take that kind of request.",
+    410: "This page existed but is gone for good.",
+    500: "pbp failed to answer this request.",
+}
+
+
+def _http_error(exc: HTTPException):
+    code = exc.code or 500  # Flask has logged an unhandled exception before this runs
+    message = HTTP_MESSAGES.get(code, exc.description or "")
+    return render_template("error.html", message=message, status=code), code
 
 
 def _schema_behind(exc: PbpError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from urllib.parse import urlsplit
 
-from flask import g, redirect, request, url_for
+from flask import flash, g, redirect, request, url_for
 from flask_login import UserMixin, current_user
 
 from pbp.db import get_session
@@ -60,6 +60,7 @@ def current_account() -> User | None:
 
 def current_membership(campaign: Campaign) -> Membership | None:
     """The logged-in user's membership in `campaign` (cached for the request)."""
+    g.pbp_campaign = campaign  # an error page offers the way back to it
     user = current_account()
     if user is None:
         return None
@@ -106,6 +107,7 @@ def login_required(view):
     def wrapped(*args, **kwargs):
         if current_account() is None:
             back = request.full_path.rstrip("?") if request.method == "GET" else None
+            flash("Log in to open that page: it is for the people playing.", "info")
             return redirect(url_for("auth.login", next=back))
         return view(*args, **kwargs)
 

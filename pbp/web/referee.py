@@ -92,6 +92,7 @@ def board(slug: str):
         campaign=campaign,
         view=view,
         ruling_kinds=RULING_KINDS,
+        time_zones=cadence.time_zones(),
         nw=nw,
     )
 
@@ -181,6 +182,15 @@ def close(slug: str):
     turn = turns.close_turn(session=session, campaign=campaign, actor=current_account(), now=now())
     session.commit()
     return _back(slug, f"Turn {turn.number} is closed: notes no longer count.")
+
+
+@bp.post("/reopen")
+@login_required
+def reopen(slug: str):
+    session, campaign = _campaign(slug)
+    turn = turns.reopen_turn(session=session, campaign=campaign, actor=current_account(), now=now())
+    session.commit()
+    return _back(slug, f"Turn {turn.number} is open again: notes count until it closes.")
 
 
 @bp.post("/rule")

@@ -26,11 +26,13 @@ import itertools
 import re
 import sys
 import types
+from datetime import UTC, datetime
 
 import pytest
 
 from pbp.models import User
 from pbp.services import accounts, campaigns
+from tests.factories import make_campaign, make_characters
 
 PASSWORD = "correct horse battery staple"
 _CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
@@ -98,3 +100,33 @@ def sent_mail(monkeypatch) -> list[dict]:
     fake.queue_password_reset = lambda **kw: sent.append({"kind": "password_reset", **kw})
     monkeypatch.setitem(sys.modules, "pbp.services.mail", fake)
     return sent
+
+
+# A referee's game of six players on a clock the test moves (the web's PBP_CLOCK).
+T0 = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, start):
+        self.now = start
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock(app):
+    app.config["PBP_CLOCK"] = clock = Clock(T0)
+    return clock
+
+
+@pytest.fixture
+def game(db_session, auth):
+    referee = auth.create_user(display_name="Referee")
+    campaign = make_campaign(db_session, referee=referee, settings={"opening_turns": 0})
+    chars = make_characters(db_session, campaign)
+    for character in chars:
+        user = db_session.get(User, character.user_id)
+        user.password_hash = accounts.hash_password(PASSWORD)
+    db_session.commit()
+    return campaign, referee, chars

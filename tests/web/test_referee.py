@@ -1,7 +1,7 @@
 """The referee's dashboard through the web: permissions, a turn's whole life, idempotence."""
 
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -10,10 +10,8 @@ from sqlmodel import Session, select
 from pbp import create_app
 from pbp.models import AuditLog, Campaign, Character, OutboxMessage, Turn, User
 from pbp.services import accounts, blog, campaigns
-from tests.factories import make_campaign, make_characters
-from tests.web.conftest import PASSWORD, post_form
+from tests.web.conftest import PASSWORD, T0, post_form
 
-T0 = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 REFEREE_POSTS = [
     "event",
     "close",
@@ -24,32 +22,6 @@ REFEREE_POSTS = [
     "settings",
     "final-notice",
 ]
-
-
-class Clock:
-    def __init__(self, start):
-        self.now = start
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock(app):
-    app.config["PBP_CLOCK"] = clock = Clock(T0)
-    return clock
-
-
-@pytest.fixture
-def game(db_session, auth):
-    referee = auth.create_user(display_name="Referee")
-    campaign = make_campaign(db_session, referee=referee, settings={"opening_turns": 0})
-    chars = make_characters(db_session, campaign)
-    for character in chars:
-        user = db_session.get(User, character.user_id)
-        user.password_hash = accounts.hash_password(PASSWORD)
-    db_session.commit()
-    return campaign, referee, chars
 
 
 def test_strangers_and_players_get_403_on_every_referee_page(client, auth, game, db_session):
