@@ -11,6 +11,7 @@ from pbp.db import database
 from pbp.errors import Conflict, NotFound, UserError
 from pbp.services import api_reads, blog, campaigns, dashboard, feeds, ingest, polling, turns
 from pbp.services.api_reads import Page
+from pbp.services.mail import MailSettings
 from pbp.web.access import current_membership, require_referee
 
 
@@ -237,6 +238,7 @@ def poll_now(call: Call, slug: str, character: str) -> s.PollOut:
         blog_id=row.id,
         fetcher=polling.app_fetcher(current_app),
         now=call.now,
+        mail=MailSettings.from_config(current_app.config),
     )
     return s.PollOut(
         status=outcome.status,

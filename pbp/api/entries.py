@@ -3,6 +3,8 @@ challenge, leave a note) with the checks of the blog's forms (pbp.web.blog, play
 
 from __future__ import annotations
 
+from flask import current_app
+
 from pbp.api import schemas as s
 from pbp.api.convert import entry_out, note_out
 from pbp.api.registry import Call, operation
@@ -10,9 +12,14 @@ from pbp.errors import Forbidden, UserError
 from pbp.rules import noteworthy as nw
 from pbp.services import api_reads, blog, campaigns, play
 from pbp.services.api_reads import Page
+from pbp.services.mail import MailSettings
 from pbp.web.access import my_character
 
 ENTRY = "/campaigns/<slug>/entries/<int:entry_id>"
+
+
+def _mail() -> MailSettings:
+    return MailSettings.from_config(current_app.config)
 
 
 @operation(
@@ -97,6 +104,7 @@ def write_entry(call: Call, slug: str) -> s.EntryOut:
         body_markdown=play.with_target(body.body.strip(), form["mood"], target),
         mood=form["mood"],
         now=call.now,
+        mail=_mail(),
     )
     row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry.id)
     return entry_out(row.entry, row.author, row.turn_number)
@@ -132,6 +140,7 @@ def edit_entry(call: Call, slug: str, entry_id: int) -> s.EditOut:
         body_markdown=body.body,
         mood=body.mood,
         now=call.now,
+        mail=_mail(),
     )
     row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
     return s.EditOut(
@@ -159,6 +168,7 @@ def withdraw(call: Call, slug: str, entry_id: int) -> s.EditOut:
         body_markdown=play.markdown_source(latest),
         mood=play.WITHDRAWN_MOOD,
         now=call.now,
+        mail=_mail(),
     )
     row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
     return s.EditOut(
@@ -197,7 +207,9 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
     """Leave a note as your character, with a position on a challenge if you may take one.
 
     Noteworthy: notes are permitted only on the current turn's entries; the challenger,
-    the target and outsiders cannot support or oppose.
+    the target and outsiders cannot support or oppose, except in the final, where the
+    outsiders vote with a note on the entry of a finalist (Support backs that finalist,
+    Oppose the rival) and the finalists cannot.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     mine = my_character(call.session, campaign)
@@ -208,11 +220,8 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
         raise UserError(refusal)
     body = call.body
     if body.stance != "none":
-        challenge = api_reads.recorded_challenge(session=call.session, entry=row.entry)
-        why = play.position_refusal(
-            character=mine,
-            entry=row.entry,
-            target_id=challenge.target_id if challenge else None,
+        why = play.stance_refusal(
+            session=call.session, campaign=campaign, character=mine, entry=row.entry, turn=turn
         )
         if why:
             raise UserError(why)
@@ -224,5 +233,6 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
         stance=body.stance,
         fate=body.fate,
         now=call.now,
+        mail=_mail(),
     )
     return note_out(note)

@@ -15,6 +15,7 @@ from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from pbp.errors import Forbidden, UserError
 from pbp.markup import render_markdown
 from pbp.models import Blog, Character, Entry, Note
+from pbp.services import play_mail
 from pbp.services.ingest import (
     EntryIndex,
     ingest_parsed,
@@ -22,6 +23,7 @@ from pbp.services.ingest import (
     upsert_entry,
     upsert_note,
 )
+from pbp.services.mail import MailSettings
 
 STANCE_MARKERS = {"support": "Support.", "oppose": "Oppose.", "none": ""}
 
@@ -60,7 +62,10 @@ def post_entry(
     body_markdown: str,
     mood: str | None,
     now: datetime,
+    mail: MailSettings | None = None,
 ) -> Entry:
+    """Post an entry; with `mail`, a challenge it makes is mailed to its target (the
+    pages and the API pass it; fixtures that only build a game leave it out)."""
     if not (title or "").strip():
         raise UserError("an entry needs a title")
     if not (mood or "").strip():
@@ -73,9 +78,11 @@ def post_entry(
         site_url=None,
         entries=(_feed_entry(source_id, title, body_markdown, mood, now),),
     )
-    ingest_parsed(
+    report = ingest_parsed(
         session=session, blog=blog, parsed=parsed, now=now, campaign_id=character.campaign_id
     )
+    if mail is not None:
+        play_mail.entries_stored(session=session, mail=mail, entries=report.stored_entries, now=now)
     return session.exec(
         select(Entry).where(Entry.blog_id == blog.id, Entry.source_id == "guid:" + source_id)
     ).one()
@@ -90,17 +97,22 @@ def edit_entry(
     body_markdown: str,
     mood: str | None,
     now: datetime,
+    mail: MailSettings | None = None,
 ) -> str:
-    """Edit a built-in entry (kept as a revision); returns "changed" or "same"."""
+    """Edit a built-in entry (kept as a revision); returns "changed" or "same". An edit
+    that makes the entry a challenge mails the target, as a new entry would."""
     if entry.character_id != editor.id:
         raise Forbidden("only the entry's author can edit it")
     blog = builtin_blog(session=session, character=editor)
     source_id = entry.source_id.removeprefix("guid:")
     item = _feed_entry(source_id, title, body_markdown, mood, now)
     turns = turns_of(session=session, campaign_id=editor.campaign_id)
-    return upsert_entry(
+    outcome = upsert_entry(
         session=session, blog=blog, item=item, turns=turns, index=EntryIndex(session, blog), now=now
     )
+    if mail is not None and outcome != "same":
+        play_mail.entries_stored(session=session, mail=mail, entries=[entry], now=now)
+    return outcome
 
 
 def post_note(
@@ -112,9 +124,11 @@ def post_note(
     now: datetime,
     stance: str | None = None,
     fate: str | None = None,
+    mail: MailSettings | None = None,
 ) -> Note:
     """A note in the writer's character's persona. A stance picked on the form is written
-    as an explicit marker, so it reads the same way as a marker typed in a comment."""
+    as an explicit marker, so it reads the same way as a marker typed in a comment. With
+    `mail`, the entry's player is told (not when it is their own note)."""
     marker = STANCE_MARKERS.get(stance or "none", "")
     text = f"{marker}\n\n{body_markdown}".strip() if marker else body_markdown
     if not text.strip():
@@ -142,4 +156,6 @@ def post_note(
         note.fate_text = fate.strip()[:4000]
         session.add(note)
     session.flush()
+    if mail is not None:
+        play_mail.notes_arrived(session=session, mail=mail, notes=[note], now=now)
     return note

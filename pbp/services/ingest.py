@@ -36,12 +36,18 @@ class IngestReport:
     changed_notes: int = 0
     unmatched_notes: int = 0
     warnings: list[str] = field(default_factory=list)
+    # The rows themselves, for the mails they cause (pbp.services.play_mail): entries new
+    # or changed, notes new.
+    stored_entries: list[Entry] = field(default_factory=list, repr=False)
+    arrived_notes: list[Note] = field(default_factory=list, repr=False)
 
     def add(self, other: IngestReport) -> None:
         for name in ("new_entries", "changed_entries", "new_notes", "changed_notes"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unmatched_notes += other.unmatched_notes
         self.warnings.extend(other.warnings)
+        self.stored_entries.extend(other.stored_entries)
+        self.arrived_notes.extend(other.arrived_notes)
 
 
 def content_hash(*parts: str | None) -> str:
@@ -246,6 +252,7 @@ def ingest_parsed(
     kept: a feed is a window onto the blog, not the whole of it."""
     report = IngestReport(warnings=[w.message for w in parsed.warnings])
     index = EntryIndex(session, blog)
+    arrived: list[tuple[int, str]] = []  # new notes: (entry id, source id)
     if parsed.entries:
         turns = turns_of(session=session, campaign_id=campaign_id)
         seen: set[str] = set()
@@ -261,6 +268,8 @@ def ingest_parsed(
             )
             report.new_entries += outcome == "new"
             report.changed_entries += outcome == "changed"
+            if outcome != "same":
+                report.stored_entries.append(index.find(item.identity_key, item.normalized_url))
     if parsed.notes:
         authors = AuthorMap(session, campaign_id)
         for item in parsed.notes:
@@ -279,8 +288,24 @@ def ingest_parsed(
             )
             report.new_notes += outcome == "new"
             report.changed_notes += outcome == "changed"
+            if outcome == "new":
+                arrived.append((parent.id, item.identity_key[:1000]))
     session.flush()
+    report.arrived_notes = _notes_by_identity(session, arrived)
     return report
+
+
+def _notes_by_identity(session: Session, keys: list[tuple[int, str]]) -> list[Note]:
+    """The stored notes for (entry id, source id) pairs, read back after the flush."""
+    if not keys:
+        return []
+    wanted = set(keys)
+    rows = session.exec(
+        select(Note).where(
+            Note.entry_id.in_({e for e, _ in keys}), Note.source_id.in_({k for _, k in keys})
+        )
+    )
+    return [n for n in rows if (n.entry_id, n.source_id) in wanted]
 
 
 def map_author(

@@ -31,10 +31,10 @@ from markupsafe import Markup, escape
 from sqlmodel import Session, select
 
 from pbp.errors import NotFound, UserError
+from pbp.markup import plain_text
 from pbp.models import (
     OUTBOX_STATUSES,
     Campaign,
-    Challenge,
     Character,
     Entry,
     Event,
@@ -486,54 +486,89 @@ def _owner(session: Session, character_id: int | None):
     ).first()
 
 
+def entry_url(settings: MailSettings, campaign: Campaign, character: Character, entry: Entry):
+    """The entry's page on pbp (external entries have one too, with their notes)."""
+    return f"{settings.base_url}/c/{campaign.slug}/{character.slug}/{entry.id}"
+
+
+NOTE_EXCERPT = 300  # characters of each note quoted in the mail
+
+
 def queue_note_notification(
-    *, session: Session, settings: MailSettings, note: Note, now: datetime
+    *, session: Session, settings: MailSettings, entry: Entry, notes: list[Note], now: datetime
 ) -> OutboxMessage | None:
-    """Tell an entry's player that someone noted it (not when they noted it themselves)."""
-    entry = session.get(Entry, note.entry_id)
+    """Tell an entry's player about the notes that just arrived on it, in one message (a
+    poll pass that reads twenty comments sends one mail, not twenty). Their own notes are
+    left out; nothing is sent when none remain or they switched these mails off. Keyed by
+    the first note: a note is new only once, so it is in exactly one message."""
     owner = _owner(session, entry.character_id)
-    if owner is None or note.author_character_id == entry.character_id:
+    others = [n for n in notes if n.author_character_id != entry.character_id]
+    if owner is None or not others:
         return None
     character, user, membership = owner
     if not wants(membership, "notes_on_mine"):
         return None
-    author = session.get(Character, note.author_character_id) if note.author_character_id else None
+    campaign = session.get(Campaign, character.campaign_id)
+    ids = {n.author_character_id for n in others if n.author_character_id}
+    names = dict(
+        session.exec(select(Character.id, Character.name).where(Character.id.in_(ids))).all()
+    )
+    items = []
+    for note in sorted(others, key=lambda n: n.id):
+        author = names.get(note.author_character_id) or note.author_name or "someone"
+        text = " ".join(plain_text(note.body_html or "").split())
+        if len(text) > NOTE_EXCERPT:
+            text = text[: NOTE_EXCERPT - 1] + "…"
+        items.append((author, text))
+    authors = sorted({a for a, _ in items})
+    subject = (
+        f"{authors[0]} left a note on {character.name}'s entry"
+        if len(items) == 1
+        else f"{len(items)} notes on {character.name}'s entry"
+    )
     return _queue_templated(
         session=session,
         settings=settings,
         kind="note",
         template="note",
-        dedupe_key=f"note:{note.id}",
+        dedupe_key=f"note:{min(n.id for n in others)}",
         user=user,
-        campaign=session.get(Campaign, character.campaign_id),
+        campaign=campaign,
         membership=membership,
-        subject=f"A note on {character.name}'s entry",
+        subject=subject,
         now=now,
         character=character,
         entry=entry,
-        author=author.name if author else (note.author_name or "someone"),
+        notes=items,
+        entry_page=entry_url(settings, campaign, character, entry),
     )
 
 
 def queue_challenge_notification(
-    *, session: Session, settings: MailSettings, challenge: Challenge, now: datetime
+    *,
+    session: Session,
+    settings: MailSettings,
+    entry: Entry,
+    target_id: int,
+    now: datetime,
 ) -> OutboxMessage | None:
-    """Tell the target's player that their character has been challenged."""
-    owner = _owner(session, challenge.target_id)
+    """Tell the target's player that the character who wrote `entry` challenges theirs.
+    Keyed by the entry: reading or editing the same entry again sends nothing more."""
+    owner = _owner(session, target_id)
     if owner is None:
         return None
     character, user, membership = owner
     if not wants(membership, "challenges"):
         return None
-    challenger = session.get(Character, challenge.challenger_id)
-    turn = session.get(Turn, challenge.turn_id)
+    challenger = session.get(Character, entry.character_id)
+    turn = session.get(Turn, entry.turn_id)
     campaign = session.get(Campaign, character.campaign_id)
     return _queue_templated(
         session=session,
         settings=settings,
         kind="challenge",
         template="challenge",
-        dedupe_key=f"challenge:{challenge.id}",
+        dedupe_key=f"challenge:entry:{entry.id}",
         user=user,
         campaign=campaign,
         membership=membership,
@@ -541,7 +576,8 @@ def queue_challenge_notification(
         now=now,
         character=character,
         challenger=challenger,
-        entry=session.get(Entry, challenge.entry_id),
+        entry=entry,
+        entry_page=entry_url(settings, campaign, challenger, entry),
         turn_url=turn_url(settings, campaign, turn.number),
     )
 

@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 from pbp.errors import UserError
 from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
 from pbp.rules import noteworthy as nw
+from pbp.services import tally as tally_service
 
 
 @dataclass(frozen=True)
@@ -86,12 +87,40 @@ def note_refusal(*, entry: Entry, turn: Turn | None) -> str | None:
     return None
 
 
+def finalists(*, session: Session, campaign: Campaign, turn: Turn | None) -> tuple[int, ...]:
+    """The two finalists when `turn` is the final, else (). Noteworthy: "When only two PCs
+    are still active (that is, are not outsiders), the referee's final event sets up a
+    conflict between the two characters" -- read from the standings the turn opened with,
+    as the tally reads them."""
+    if turn is None or campaign.ruleset != "noteworthy":
+        return ()
+    characters = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+    ).all()
+    standing = tally_service.standings_at_start(turn, list(characters))
+    active = tuple(c.id for c in standing if c.status is nw.Status.ACTIVE)
+    return active if len(active) == 2 else ()
+
+
 def position_refusal(
-    *, character: Character | None, entry: Entry, target_id: int | None
+    *,
+    character: Character | None,
+    entry: Entry,
+    target_id: int | None,
+    final: tuple[int, ...] = (),
 ) -> str | None:
-    """Why this writer cannot support or oppose this challenge (they may still comment)."""
+    """Why this writer cannot support or oppose this challenge (they may still comment).
+
+    In the final (`final`: the two finalists) a finalist's entry takes the outsiders'
+    votes instead. Noteworthy: "Each outsider may now post a note supporting one side or
+    the other (but not both sides). Post the note to the entry of the PC you support."
+    """
     if character is None:
         return "Only a character in this game can take a position."
+    if entry.character_id in final:
+        if character.id in final:
+            return "A finalist cannot vote in the final: the outsiders decide it."
+        return None
     if character.status != "active":
         return "An outsider cannot support or oppose challenges."
     if character.id == entry.character_id:
@@ -99,6 +128,30 @@ def position_refusal(
     if target_id is not None and character.id == target_id:
         return "The target cannot take a position on a challenge against them."
     return None
+
+
+def stance_refusal(
+    *,
+    session: Session,
+    campaign: Campaign,
+    character: Character | None,
+    entry: Entry,
+    turn: Turn | None,
+) -> str | None:
+    """Why this writer cannot take a position with a note on `entry` now: the check the
+    note form, its page and the API share. The target is the one the tally reads now (a
+    challenge is stored only when its turn is resolved)."""
+    final = finalists(session=session, campaign=campaign, turn=turn)
+    target_id = None
+    if (
+        not final
+        and turn is not None
+        and entry.turn_id == turn.id
+        and nw.is_challenging(entry.mood)
+    ):
+        live = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
+        target_id = next((c.target_id for c in live if c.entry_id == entry.id), None)
+    return position_refusal(character=character, entry=entry, target_id=target_id, final=final)
 
 
 WITHDRAWN_MOOD = "Withdrawn"

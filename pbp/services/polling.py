@@ -38,7 +38,9 @@ from adapters.base import ParsedFeed, comment_feed_due, normalize_identifier
 from adapters.schedule import apply_ttl
 from pbp.db import writing
 from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
+from pbp.services import play_mail
 from pbp.services.ingest import IngestReport, ingest_parsed
+from pbp.services.mail import MailSettings
 
 DEFAULT_INTERVAL = timedelta(minutes=15)
 DEADLINE_INTERVAL = timedelta(minutes=5)  # in the last hour before a turn's deadline
@@ -304,11 +306,16 @@ def _parse(result: FetchResult, kind: str | None) -> ParsedFeed:
 
 
 def poll_blog(
-    *, engine: Engine, blog_id: int, fetcher: Fetcher, now: datetime | None = None
+    *,
+    engine: Engine,
+    blog_id: int,
+    fetcher: Fetcher,
+    now: datetime | None = None,
+    mail: MailSettings | None = None,
 ) -> PollOutcome:
     """Fetch one blog and store everything it teaches in one transaction."""
     (job,) = _load_jobs(engine, [blog_id])
-    return _poll(engine, job, fetcher, now or utcnow())
+    return _poll(engine, job, fetcher, now or utcnow(), mail=mail)
 
 
 def _poll(
@@ -318,6 +325,7 @@ def _poll(
     now: datetime,
     records: _Records | None = None,
     renew: Callable[[], None] = _no_renewal,
+    mail: MailSettings | None = None,
 ) -> PollOutcome:
     renew()
     result = fetcher.fetch(job.state, now, interval=_interval(job.deadline, now))
@@ -341,7 +349,9 @@ def _poll(
             outcome.status, outcome.error = "not_a_feed", exc.message
     elif result.failed:
         outcome.error = result.reason
-    _store(engine, job.blog_id, job.campaign_id, result, documents, comment_counts, now, outcome)
+    _store(
+        engine, job.blog_id, job.campaign_id, result, documents, comment_counts, now, outcome, mail
+    )
     return outcome
 
 
@@ -462,7 +472,7 @@ def _read_documents(fetcher, result, kind, counts, first_poll, now, outcome, ren
     return documents, comment_counts
 
 
-def _store(engine, blog_id, campaign_id, result, documents, comment_counts, now, outcome):
+def _store(engine, blog_id, campaign_id, result, documents, comment_counts, now, outcome, mail):
     with _writing(engine), Session(engine, expire_on_commit=False) as session:
         blog = session.get(Blog, blog_id)
         _record_poll(session, blog, result, now, outcome, campaign_id)
@@ -479,9 +489,19 @@ def _store(engine, blog_id, campaign_id, result, documents, comment_counts, now,
                 if key in comment_counts:
                     entry.comment_count = comment_counts[key]
                     session.add(entry)
+        if mail is not None:
+            # Once for the whole feed (its comment feeds included): one mail per entry.
+            _queue_play_mail(session, mail, outcome.report, now)
+        # The rows were only needed for the mail; a pass's outcomes must not hold them.
+        outcome.report.stored_entries, outcome.report.arrived_notes = [], []
         blog.lease_owner, blog.lease_until = None, None
         session.add(blog)
         session.commit()
+
+
+def _queue_play_mail(session: Session, mail: MailSettings, report: IngestReport, now) -> None:
+    play_mail.entries_stored(session=session, mail=mail, entries=report.stored_entries, now=now)
+    play_mail.notes_arrived(session=session, mail=mail, notes=report.arrived_notes, now=now)
 
 
 def _record_poll(session, blog: Blog, result: FetchResult, now, outcome, campaign_id) -> None:
@@ -558,13 +578,16 @@ def poll_due(
     on_done: Callable[[PollOutcome], None] | None = None,
     lease: timedelta | None = None,
     progress: Callable[[int, int, PollOutcome], None] | None = None,
+    mail: MailSettings | None = None,
 ) -> list[PollOutcome]:
     """One pass over every due blog with a bounded pool. The fetcher enforces the
     per-host limit; the work is split into lanes per host so that limit never idles the pool.
 
     `lease` defaults to LEASE and is renewed while the pass runs (see `_Renewal`).
     `progress(done, total, outcome)` is called once per feed as it finishes, `done` counting
-    1..`total` (the feeds this pass claimed)."""
+    1..`total` (the feeds this pass claimed). With `mail`, the notes and challenges a feed
+    brings are mailed to the players concerned (pbp.services.play_mail); without it (tools,
+    tests of the fetching) nothing is mailed."""
     lease = lease or LEASE
     claimed_at = now()
     blog_ids = claim_due(
@@ -577,7 +600,9 @@ def poll_due(
     report = _Reports(len(blog_ids), on_done, progress)
 
     def work(lane: list[_Job]) -> list[PollOutcome]:
-        return [report(_poll_in_pass(engine, job, fetcher, now, records, renew)) for job in lane]
+        return [
+            report(_poll_in_pass(engine, job, fetcher, now, records, renew, mail)) for job in lane
+        ]
 
     lanes = _lanes(_load_jobs(engine, blog_ids), getattr(fetcher, "max_per_host", None))
     try:
@@ -587,9 +612,9 @@ def poll_due(
         records.flush()
 
 
-def _poll_in_pass(engine, job, fetcher, now, records, renew) -> PollOutcome:
+def _poll_in_pass(engine, job, fetcher, now, records, renew, mail) -> PollOutcome:
     try:
-        return _poll(engine, job, fetcher, now(), records, renew)
+        return _poll(engine, job, fetcher, now(), records, renew, mail)
     except Exception as exc:  # one broken feed must not stop the pass
         outcome = PollOutcome(job.blog_id, "error", error=f"{type(exc).__name__}: {exc}")
         _release_after_error(engine, job.blog_id, outcome.error, now())
@@ -643,6 +668,7 @@ def poll_once(app, *, slug=None, progress=None) -> list[PollOutcome]:
         campaign_id=campaign_id,
         lease=lease_from_config(app.config),
         progress=progress,
+        mail=MailSettings.from_config(app.config),
     )
 
 

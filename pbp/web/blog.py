@@ -12,6 +12,7 @@ from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
 from pbp.rules import noteworthy as nw
 from pbp.services import blog, campaigns, feeds, play, turns
 from pbp.services import tally as tally_service
+from pbp.services.mail import MailSettings
 from pbp.web import access
 from pbp.web.access import current_account, login_required
 
@@ -20,6 +21,10 @@ bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
 
 def now():
     return current_app.config.get("PBP_CLOCK", utcnow)()
+
+
+def _mail() -> MailSettings:
+    return MailSettings.from_config(current_app.config)
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
@@ -55,6 +60,7 @@ def write(slug: str):
             body_markdown=play.with_target(form["body"], form["mood"], target),
             mood=form["mood"],
             now=now(),
+            mail=_mail(),
         )
         session.commit()
         flash("Entry posted.", "ok")
@@ -99,6 +105,7 @@ def edit(slug: str, character: str, entry_id: int):
             body_markdown=request.form.get("body", ""),
             mood=request.form.get("mood", ""),
             now=now(),
+            mail=_mail(),
         )
         session.commit()
         flash(
@@ -143,6 +150,7 @@ def withdraw(slug: str, character: str, entry_id: int):
         body_markdown=play.markdown_source(body),
         mood=play.WITHDRAWN_MOOD,
         now=now(),
+        mail=_mail(),
     )
     session.commit()
     flash("Challenge withdrawn: it has no effect, and it is still your challenge this turn.", "ok")
@@ -163,10 +171,9 @@ def add_note(slug: str, character: str, entry_id: int):
     stance = request.form.get("stance") or "none"
     if stance not in ("support", "oppose", "none"):
         raise UserError("a position is Support, Oppose or No position")
-    challenge = session.exec(select(Challenge).where(Challenge.entry_id == entry.id)).first()
     if stance != "none":
-        why = play.position_refusal(
-            character=mine, entry=entry, target_id=challenge.target_id if challenge else None
+        why = play.stance_refusal(
+            session=session, campaign=campaign, character=mine, entry=entry, turn=turn
         )
         if why:
             raise UserError(why)
@@ -178,6 +185,7 @@ def add_note(slug: str, character: str, entry_id: int):
         stance=stance,
         fate=request.form.get("fate"),
         now=now(),
+        mail=_mail(),
     )
     session.commit()
     flash("Note posted.", "ok")
@@ -203,7 +211,10 @@ def entry(slug: str, character: str, entry_id: int):
         result = tally.challenge_for(row.id)
     refusal = play.note_refusal(entry=row, turn=turn)
     position = play.position_refusal(
-        character=mine, entry=row, target_id=result.target_id if result else None
+        character=mine,
+        entry=row,
+        target_id=result.target_id if result else None,
+        final=play.finalists(session=session, campaign=campaign, turn=turn),
     )
     return render_template(
         "blog/entry.html",

@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import select
 
 from pbp.errors import NotFound, UserError
-from pbp.models import Challenge, Entry, Event, Invite, Membership, Note, OutboxMessage, Turn
+from pbp.models import Entry, Event, Invite, Membership, Note, OutboxMessage, Turn
 from pbp.services import mail
 from pbp.services.mail_send import build_email
 from tests.factories import make_campaign, make_characters, make_user
@@ -357,37 +357,61 @@ def _entry(session, character, title, seen, url="https://blog.test/e"):
 
 
 def test_notes_on_my_entry_notify_the_entrys_player_not_the_author(db_session, game):
-    campaign, (ada, bram, _cleo) = game
+    campaign, (ada, bram, cleo) = game
     entry = _entry(db_session, ada, "My <great> plan", NOW)
-    note = Note(entry_id=entry.id, source_id="n1", author_character_id=bram.id)
+    note = Note(entry_id=entry.id, source_id="n1", author_character_id=bram.id, body_html="Yes!")
     own = Note(entry_id=entry.id, source_id="n2", author_character_id=ada.id)
     db_session.add_all([note, own])
     db_session.flush()
-    row = mail.queue_note_notification(session=db_session, settings=SETTINGS, note=note, now=NOW)
+    row = mail.queue_note_notification(
+        session=db_session, settings=SETTINGS, entry=entry, notes=[note, own], now=NOW
+    )
     assert row.recipient == user_of(db_session, ada).email and row.kind == "note"
     assert "Bram left a note" in row.body_text and "My <great> plan" in row.body_text
+    assert "- Bram: Yes!" in row.body_text and "Ada:" not in row.body_text
+    assert f"/c/salon-of-knives/ada/{entry.id}" in row.body_text
     assert "My &lt;great&gt; plan" in row.body_html
     assert (
-        mail.queue_note_notification(session=db_session, settings=SETTINGS, note=own, now=NOW)
+        mail.queue_note_notification(
+            session=db_session, settings=SETTINGS, entry=entry, notes=[own], now=NOW
+        )
         is None
     )
+
+
+def test_many_notes_on_one_entry_make_one_message_listing_them(db_session, game):
+    campaign, (ada, bram, cleo) = game
+    entry = _entry(db_session, ada, "Plan", NOW)
+    notes = [
+        Note(entry_id=entry.id, source_id=f"n{i}", author_character_id=who.id, body_html=text)
+        for i, (who, text) in enumerate([(bram, "First."), (cleo, "Second."), (bram, "Third.")])
+    ]
+    db_session.add_all(notes)
+    db_session.flush()
+    row = mail.queue_note_notification(
+        session=db_session, settings=SETTINGS, entry=entry, notes=notes, now=NOW
+    )
+    assert row.subject == "[Salon of Knives] 3 notes on Ada's entry"
+    assert row.body_text.index("Bram: First.") < row.body_text.index("Cleo: Second.")
+    assert "Bram: Third." in row.body_text
+    assert row.dedupe_key == f"note:{notes[0].id}"
 
 
 def test_challenges_notify_the_target(db_session, game):
     campaign, (ada, bram, _cleo) = game
     turn = post_event(db_session, campaign)
     entry = _entry(db_session, bram, "I challenge Ada", NOW)
-    challenge = Challenge(
-        entry_id=entry.id, turn_id=turn.id, challenger_id=bram.id, target_id=ada.id, made_at=NOW
-    )
-    db_session.add(challenge)
-    db_session.flush()
+    entry.turn_id = turn.id
     row = mail.queue_challenge_notification(
-        session=db_session, settings=SETTINGS, challenge=challenge, now=NOW
+        session=db_session, settings=SETTINGS, entry=entry, target_id=ada.id, now=NOW
     )
     assert row.recipient == user_of(db_session, ada).email
     assert row.subject == "[Salon of Knives] Bram challenges Ada"
     assert "/c/salon-of-knives/turns/1" in row.body_text
+    again = mail.queue_challenge_notification(
+        session=db_session, settings=SETTINGS, entry=entry, target_id=ada.id, now=NOW
+    )
+    assert again.id == row.id
 
 
 def test_digest_is_off_by_default_and_covers_yesterday_once(db_session, game):
