@@ -9,10 +9,10 @@ from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
 from pbp.errors import Conflict, NotFound, UserError
-from pbp.services import api_reads, blog, campaigns, dashboard, feeds, ingest, polling, turns
+from pbp.services import api_reads, blog, campaigns, dashboard, feeds, ingest, mail, polling, turns
 from pbp.services.api_reads import Page
 from pbp.services.mail import MailSettings
-from pbp.web.access import current_membership, require_referee
+from pbp.web.access import current_membership, require_member, require_referee
 
 
 def _role(campaign) -> str | None:
@@ -247,3 +247,34 @@ def poll_now(call: Call, slug: str, character: str) -> s.PollOut:
         changed_entries=outcome.report.changed_entries,
         new_notes=outcome.report.new_notes,
     )
+
+
+@operation(
+    "GET",
+    "/campaigns/<slug>/me/mail",
+    tag="campaigns",
+    access="member",
+    response=s.MailPreferences,
+)
+def get_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
+    """Which kinds of email you get from this campaign."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    return s.MailPreferences(**mail.preferences(require_member(campaign)))
+
+
+@operation(
+    "PUT",
+    "/campaigns/<slug>/me/mail",
+    tag="campaigns",
+    access="member",
+    body=s.MailPreferences,
+    response=s.MailPreferences,
+)
+def put_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
+    """Choose which kinds of email you get from this campaign (the preferences page)."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    chosen = [key for key, on in call.body.model_dump().items() if on]
+    saved = mail.save_preferences(
+        session=call.session, membership=require_member(campaign), chosen=chosen
+    )
+    return s.MailPreferences(**saved)

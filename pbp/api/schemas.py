@@ -388,6 +388,17 @@ class EditOut(Out):
     changed: bool
 
 
+class MailPreferences(Body):
+    """Which kinds of email a member gets from a campaign (the preferences page's boxes).
+    Invitations and password resets are always sent."""
+
+    events: bool = Field(description="New events and turn news (results, the final notice).")
+    digest: bool = Field(description="The daily digest of new entries and notes.")
+    notes_on_mine: bool = Field(description="Notes on your character's entries.")
+    challenges: bool = Field(description="Challenges against your character.")
+    forum: bool = Field(description="New posts in forum scenes you watch.")
+
+
 class NoteIn(Body):
     body: Text = Field(min_length=1, max_length=20_000, description="Markdown.")
     stance: Literal["support", "oppose", "none"] = "none"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
@@ -113,6 +113,20 @@ def set_preference(*, session: Session, membership: Membership, preference: str,
     membership.notify = {**(membership.notify or {}), preference: bool(on)}
     session.add(membership)
     session.flush()
+
+
+def save_preferences(
+    *, session: Session, membership: Membership, chosen: Collection[str]
+) -> dict[str, bool]:
+    """The preferences page's form: every kind of mail on if it is in `chosen`, off if
+    not (an unchecked box is simply absent from a form). Returns the new preferences."""
+    unknown = sorted(set(chosen) - set(PREFERENCES))
+    if unknown:
+        raise UserError(f"there is no kind of email called {unknown[0]!r}")
+    membership.notify = {**(membership.notify or {}), **{k: k in chosen for k in PREFERENCES}}
+    session.add(membership)
+    session.flush()
+    return preferences(membership)
 
 
 # -- unsubscribe tokens -----------------------------------------------------------------------

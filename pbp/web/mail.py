@@ -1,5 +1,9 @@
-"""One-click unsubscribe (blueprint `mail`): a confirmation page, and the POST that RFC
-8058 mail clients send to the List-Unsubscribe URL.
+"""Email preferences (blueprint `mail`): a member's preferences page, and one-click
+unsubscribe -- a confirmation page and the POST that RFC 8058 mail clients send to the
+List-Unsubscribe URL.
+
+    GET/POST /c/<slug>/me/mail        which kinds of email a member gets from a campaign
+    GET/POST /mail/unsubscribe/<token>
 
 The signed token in the URL is the whole authorisation -- the person may not be logged
 in, and an RFC 8058 POST carries no cookies -- so these views are exempt from CSRF: a
@@ -8,15 +12,38 @@ forged POST would need the token, and the worst it does is change one email pref
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template, request
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from pbp.db import get_session
-from pbp.services import mail
+from pbp.services import campaigns, mail
+from pbp.web.access import login_required, require_member
 
 bp = Blueprint("mail", __name__)
 
 # The token is in the URL: keep it out of Referer headers and caches.
 TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+@bp.route("/c/<slug>/me/mail", methods=["GET", "POST"])
+@login_required
+def preferences(slug: str):
+    """Every kind of email a campaign sends that its member can switch off."""
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    membership = require_member(campaign)
+    if request.method == "POST":
+        mail.save_preferences(
+            session=session, membership=membership, chosen=request.form.getlist("on")
+        )
+        session.commit()
+        flash("Email preferences saved.", "ok")
+        return redirect(url_for("mail.preferences", slug=slug))
+    return render_template(
+        "mail/pages/preferences.html",
+        campaign=campaign,
+        chosen=mail.preferences(membership),
+        labels=mail.PREFERENCE_LABELS,
+    )
 
 
 @bp.get("/mail/unsubscribe/<token>")
