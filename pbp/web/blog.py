@@ -210,11 +210,9 @@ def entry(slug: str, character: str, entry_id: int):
         tally = tally_service.tally(session=session, campaign=campaign, turn=turn)
         result = tally.challenge_for(row.id)
     refusal = play.note_refusal(entry=row, turn=turn)
+    final = play.finalists(session=session, campaign=campaign, turn=turn)
     position = play.position_refusal(
-        character=mine,
-        entry=row,
-        target_id=result.target_id if result else None,
-        final=play.finalists(session=session, campaign=campaign, turn=turn),
+        character=mine, entry=row, target_id=result.target_id if result else None, final=final
     )
     return render_template(
         "blog/entry.html",
@@ -227,6 +225,7 @@ def entry(slug: str, character: str, entry_id: int):
         challenge=result,
         note_refusal=refusal,
         position_refusal=position,
+        final_vote=refusal is None and row.character_id in final,
     )
 
 
