@@ -18,6 +18,7 @@ from tests.api.conftest import ROLES
 ANON, STRANGER, PLAYER, OTHER, REF = ROLES  # anonymous, stranger, player, other_player, referee
 
 PUBLIC = {ANON: 200, STRANGER: 200, PLAYER: 200, OTHER: 200, REF: 200}
+MEMBERS = {ANON: 401, STRANGER: 403, PLAYER: 200, OTHER: 200, REF: 200}
 REFEREE_ONLY = {ANON: 401, STRANGER: 403, PLAYER: 403, OTHER: 403}
 
 
@@ -56,6 +57,13 @@ MATRIX = {
         only_referee(201),
     ),
     "roster": ("GET", "/campaigns/{slug}/roster", None, only_referee(200)),
+    "get_mail_preferences": ("GET", "/campaigns/{slug}/me/mail", None, MEMBERS),
+    "put_mail_preferences": (
+        "PUT",
+        "/campaigns/{slug}/me/mail",
+        {"events": True, "digest": True, "notes_on_mine": False, "challenges": True, "forum": True},
+        MEMBERS,
+    ),
     "map_commenter": (
         "POST",
         "/campaigns/{slug}/commenters",
