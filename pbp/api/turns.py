@@ -237,6 +237,7 @@ def add_ruling(call: Call, slug: str, number: int) -> s.RulingOut:
         reason=body.reason,
         actor=call.user,
         now=call.now,
+        mail=_mail(),
     )
     return ruling_out(ruling)
 

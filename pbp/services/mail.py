@@ -567,7 +567,8 @@ def queue_challenge_notification(
     now: datetime,
 ) -> OutboxMessage | None:
     """Tell the target's player that the character who wrote `entry` challenges theirs.
-    Keyed by the entry: reading or editing the same entry again sends nothing more."""
+    Keyed by the entry and its target: reading or editing the same entry again sends
+    nothing more, but a target named later (an edit, the referee's ruling) is told."""
     owner = _owner(session, target_id)
     if owner is None:
         return None
@@ -582,7 +583,7 @@ def queue_challenge_notification(
         settings=settings,
         kind="challenge",
         template="challenge",
-        dedupe_key=f"challenge:entry:{entry.id}",
+        dedupe_key=f"challenge:entry:{entry.id}:{target_id}",
         user=user,
         campaign=campaign,
         membership=membership,

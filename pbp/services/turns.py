@@ -14,8 +14,19 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.errors import Conflict, UserError
-from pbp.models import AuditLog, Campaign, Challenge, Character, Event, Ruling, Turn, User
+from pbp.models import (
+    AuditLog,
+    Campaign,
+    Challenge,
+    Character,
+    Entry,
+    Event,
+    Ruling,
+    Turn,
+    User,
+)
 from pbp.rules import noteworthy as nw
+from pbp.services import play_mail
 from pbp.services import tally as tally_service
 
 OUTCOME_CODES = {
@@ -185,6 +196,10 @@ def reopen_turn(*, session: Session, campaign: Campaign, actor: User | None, now
     return turn
 
 
+# Rulings on a challenge entry that can name its target or make it count.
+CHALLENGE_RULINGS = {nw.RulingKind.TARGET.value, nw.RulingKind.VALIDITY.value}
+
+
 def add_ruling(
     *,
     session: Session,
@@ -196,8 +211,11 @@ def add_ruling(
     reason: str,
     actor: User | None,
     now: datetime,
+    mail=None,
 ) -> Ruling:
-    """Record a referee ruling on the turn; the latest ruling on a subject wins."""
+    """Record a referee ruling on the turn; the latest ruling on a subject wins. With
+    `mail` (MailSettings), a ruling that names a challenge's target (or makes it valid)
+    mails that target, as a challenge naming them would have."""
     try:
         nw.RulingKind(kind)
     except ValueError as exc:
@@ -227,6 +245,10 @@ def add_ruling(
         value=value,
     )
     session.flush()
+    if mail is not None and subject_id and kind in CHALLENGE_RULINGS:
+        entry = session.get(Entry, subject_id)
+        if entry is not None and entry.turn_id == turn.id:
+            play_mail.entries_stored(session=session, mail=mail, entries=[entry], now=now)
     return ruling
 
 

@@ -210,6 +210,7 @@ def rule(slug: str):
         reason=request.form.get("reason", ""),
         actor=current_account(),
         now=now(),
+        mail=_mail(),
     )
     session.commit()
     return _back(slug, "Ruling recorded; the tally below applies it.", "#tally")

@@ -202,6 +202,25 @@ def test_an_edit_that_makes_a_challenge_mails_the_target(db_session, game):
     assert outbox(db_session, "challenge") == [game.users["Cleo"].email]
 
 
+def test_a_target_named_by_the_referees_ruling_gets_the_mail(db_session, game):
+    """A challenge naming nobody mails nobody; the referee's target ruling (API) names
+    the target, who is told then."""
+    entry = entry_of(db_session, game, "Ada", title="Enough")
+    body = {"title": "Enough", "body": "Someone here cheats.", "mood": "Challenging"}
+    path = f"/campaigns/{game.slug}/entries/{entry.id}"
+    assert game.call("Ada", "PUT", path, json=body).status_code == 200
+    assert outbox(db_session, "challenge") == []
+    ruling = {
+        "kind": "target",
+        "subject_id": entry.id,
+        "value": game.characters["Cleo"].id,
+        "reason": "She means Cleo.",
+    }
+    answer = game.call("referee", "POST", f"/campaigns/{game.slug}/turns/1/rulings", json=ruling)
+    assert answer.status_code == 201, answer.get_json()
+    assert outbox(db_session, "challenge") == [game.users["Cleo"].email]
+
+
 # -- invitations, password resets, events, results, the final notice --------------------------
 
 
