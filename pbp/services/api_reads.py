@@ -183,10 +183,6 @@ def latest_revision(*, session: Session, entry: Entry) -> EntryRevision | None:
     ).first()
 
 
-def recorded_challenge(*, session: Session, entry: Entry) -> Challenge | None:
-    return session.exec(select(Challenge).where(Challenge.entry_id == entry.id)).first()
-
-
 def notes_page(*, session: Session, entry: Entry, after: int | None, limit: int) -> Page[Note]:
     query = select(Note).where(Note.entry_id == entry.id)
     return keyset(session, query, Note.id, after=after, limit=limit)
