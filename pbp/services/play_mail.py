@@ -22,13 +22,17 @@ def notes_arrived(
     *, session: Session, mail: mail_service.MailSettings, notes: Iterable[Note], now: datetime
 ) -> list[OutboxMessage]:
     """One message per entry for the notes that just arrived on it (a poll pass that
-    reads many comments on one entry sends one mail listing them)."""
+    reads many comments on one entry sends one mail listing them). Only entries of the
+    game: a blog's first read brings its older posts and their comments, which belong to
+    no turn and are nobody's news."""
     by_entry: dict[int, list[Note]] = defaultdict(list)
     for note in notes:
         by_entry[note.entry_id].append(note)
     if not by_entry:
         return []
-    entries = session.exec(select(Entry).where(Entry.id.in_(by_entry)).order_by(Entry.id))
+    entries = session.exec(
+        select(Entry).where(Entry.id.in_(by_entry), Entry.turn_id.is_not(None)).order_by(Entry.id)
+    )
     queued = []
     for entry in entries:
         row = mail_service.queue_note_notification(
