@@ -360,7 +360,9 @@ def _events_action(db_session, game):
         f"/c/{game.slug}/referee/event", {"text": "The duel.", "expected_number": "2"}
     )
     assert page.status_code == 302
-    return ["event", "results"]
+    page = game.auth.post(f"/c/{game.slug}/referee/final-notice", {"text": "Ada wins."})
+    assert page.status_code == 302
+    return ["event", "results", "final"]
 
 
 def _notes_action(db_session, game):
@@ -414,7 +416,7 @@ def test_the_same_actions_mail_ada_while_her_boxes_are_checked(app, db_session, 
     _notes_action(db_session, game)
     _challenges_action(db_session, game)
     _events_action(db_session, game)
-    for kind in ("note", "challenge", "event", "results"):
+    for kind in ("note", "challenge", "event", "results", "final"):
         assert ada in outbox(db_session, kind), kind
 
 
