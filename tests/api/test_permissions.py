@@ -81,6 +81,7 @@ MATRIX = {
         only_referee(409),  # turn 1 is still open
     ),
     "close_turn": ("POST", "/campaigns/{slug}/turns/1/close", None, only_referee(200)),
+    "reopen_turn": ("POST", "/campaigns/{slug}/turns/1/reopen", None, only_referee(200)),
     "resolve_turn": ("POST", "/campaigns/{slug}/turns/1/resolve", {}, only_referee(409)),
     "get_tally": ("GET", "/campaigns/{slug}/turns/1/tally", None, only_referee(200)),
     "list_challenges": ("GET", "/campaigns/{slug}/turns/1/challenges", None, PUBLIC),
