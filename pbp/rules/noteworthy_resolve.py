@@ -107,8 +107,19 @@ def _tiebreak(draft: Draft, ctx: TurnContext, book: RulingBook, tied: bool) -> O
 
 
 def _ambiguity_matters(supporters: int, opposers: int, pending: int) -> bool:
-    """Whether the pending (ambiguous) positions could change who wins."""
-    return pending > 0 and (supporters + pending > opposers) != (supporters > opposers)
+    """Whether some reading of the pending (ambiguous) positions gives another winner.
+
+    Each pending position may be read as support, opposition or neither, so the support
+    can end anywhere from ``supporters`` to ``supporters + pending`` and the opposition
+    likewise. The challenger wins every reading only if they win the worst one (all read
+    as opposition); the target wins every reading only if the best one (all read as
+    support) still fails the majority -- ties favour the target.
+    """
+    if pending == 0:
+        return False
+    challenger_always = supporters > opposers + pending
+    target_always = supporters + pending <= opposers
+    return not (challenger_always or target_always)
 
 
 def decide(

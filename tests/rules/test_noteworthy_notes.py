@@ -195,6 +195,31 @@ class TestRule9Stance:
         assert result.outcome is Outcome.TARGET_WINS
         assert len(result.pending) == 1
 
+    def test_stance_ambiguous_that_could_tie_one_nil_needs_a_ruling(self):
+        """Noteworthy: “The majority wins; ties favor the target.” 1 support plus one note
+        that reads both ways: read as opposition it is 1-1, a tie the target wins, so the
+        challenger's win is not decided (issue 17, item 1)."""
+        c = challenge()
+        notes = [note(10, c, CYRA, "11:00", "Support"), note(11, c, DOV, "11:00", "+1 -1")]
+        tally = play([c], notes)
+        assert tally.challenges[0].outcome is Outcome.NEEDS_RULING
+        assert all(character.active for character in tally.standings)
+
+    def test_stance_ambiguous_that_could_tie_two_one_needs_a_ruling(self):
+        """Noteworthy: “If a PC's position is ambiguous, the referee's interpretation is
+        final.” 2-1 plus one note that reads both ways could end 2-2."""
+        c = challenge()
+        notes = [
+            note(10, c, CYRA, "11:00", "Support"),
+            note(11, c, DOV, "11:00", "Support"),
+            note(12, c, ESME, "11:00", "Oppose"),
+            note(13, c, FENN, "11:00", "+1 -1"),
+        ]
+        result = play([c], notes).challenges[0]
+        assert result.outcome is Outcome.NEEDS_RULING
+        ruled = play([c], notes, [Ruling(RulingKind.STANCE, 13, "oppose")]).challenges[0]
+        assert ruled.outcome is Outcome.TARGET_WINS
+
     def test_stance_ruling_overrides_the_reading(self):
         """Noteworthy: “If a PC's position is ambiguous, the referee's interpretation is
         final.”"""

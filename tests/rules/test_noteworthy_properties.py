@@ -154,16 +154,59 @@ def test_property_supporters_and_opposers_are_disjoint_eligible_and_unique(turn)
             assert counted == []
 
 
+def winners_over_readings(supporters: int, opposers: int, pending: int) -> set[Outcome]:
+    """Who wins under every reading of the pending positions, worked out from the rules text
+    alone: each ambiguous note may be read as support, opposition or neither."""
+    found = set()
+    for extra_support in range(pending + 1):
+        for extra_oppose in range(pending - extra_support + 1):
+            s, o = supporters + extra_support, opposers + extra_oppose
+            found.add(Outcome.CHALLENGER_WINS if s > o else Outcome.TARGET_WINS)
+    return found
+
+
+def expected_outcome(supporters: int, opposers: int, pending: int) -> Outcome:
+    winners = winners_over_readings(supporters, opposers, pending)
+    return winners.pop() if len(winners) == 1 else Outcome.NEEDS_RULING
+
+
 @PROPERTY
 @given(turn=turns())
 def test_property_a_tie_always_goes_to_the_target(turn):
-    """Noteworthy: “The majority wins; ties favor the target.”"""
+    """Noteworthy: “The majority wins; ties favor the target.” Every live challenge with a
+    target is checked, undecided ones and ones with ambiguous notes included: the outcome is
+    decided exactly when every reading of the ambiguous notes gives the same winner."""
     for challenge in tally_turn(turn).challenges:
-        if challenge.outcome in (Outcome.CHALLENGER_WINS, Outcome.TARGET_WINS):
-            tied = len(challenge.supporters) == len(challenge.opposers)
-            assert (challenge.outcome is Outcome.TARGET_WINS) == (
-                tied or len(challenge.supporters) < len(challenge.opposers)
-            )
+        if not challenge.live or challenge.target_id is None:
+            assert challenge.outcome in (Outcome.NO_EFFECT, Outcome.NEEDS_RULING)
+            continue
+        counts = len(challenge.supporters), len(challenge.opposers), len(challenge.pending)
+        assert challenge.outcome is expected_outcome(*counts)
+
+
+@PROPERTY
+@given(supporters=st.integers(0, 12), opposers=st.integers(0, 12), ambiguous=st.integers(0, 12))
+def test_property_ambiguous_notes_decide_only_when_every_reading_agrees(
+    supporters, opposers, ambiguous
+):
+    """Noteworthy: “If a PC's position is ambiguous, the referee's interpretation is final.”
+    Any counts and any number of ambiguous notes: the tally names a winner only when every
+    reading of the ambiguous notes gives that winner, and otherwise waits for a ruling."""
+    size = 3 + supporters + opposers + ambiguous  # a silent third: two would be a final
+    cast = tuple(Character(i, f"C{i}") for i in range(1, size + 1))
+    texts = ["Support"] * supporters + ["Oppose"] * opposers + ["Support. -1"] * ambiguous
+    challenge = Entry(1, 1, NUMBER, START, "Challenging", "", "Target: C2")
+    notes = tuple(
+        Note(10 + i, 1, 3 + i, minutes(i + 1), text, read_stance(text).stance)
+        for i, text in enumerate(texts)
+    )
+    tally = tally_turn(TurnInput(NUMBER, CLOSES, cast, (challenge,), notes))
+    result = tally.challenges[0]
+    assert (len(result.supporters), len(result.opposers)) == (supporters, opposers)
+    assert len(result.pending) == ambiguous
+    assert result.outcome is expected_outcome(supporters, opposers, ambiguous)
+    if result.outcome is Outcome.NEEDS_RULING:
+        assert all(c.active for c in tally.standings)
 
 
 @PROPERTY
