@@ -61,6 +61,26 @@ def when(moment: datetime | None) -> str:
     return f"{m.year:04d}-{m.month:02d}-{m.day:02d} {m.hour:02d}:{m.minute:02d}"
 
 
+def _same_minute(one: datetime | None, other: datetime | None) -> bool:
+    return (
+        one is not None
+        and other is not None
+        and one.replace(second=0, microsecond=0) == other.replace(second=0, microsecond=0)
+    )
+
+
+def when_compared(*moments: datetime | None) -> tuple[str, ...]:
+    """Timestamps an explanation compares ("published X, after the close at Y"): with
+    seconds whenever two of them fall in the same minute, so the words never read
+    "10:20, after 10:20"."""
+    seconds = any(
+        _same_minute(one, other) for i, one in enumerate(moments) for other in moments[i + 1 :]
+    )
+    if not seconds:
+        return tuple(when(m) for m in moments)
+    return tuple("(open)" if m is None else f"{when(m)}:{m.second:02d}" for m in moments)
+
+
 class RulingBook:
     """The turn's rulings, indexed by kind and subject; the last ruling on a subject wins.
 

@@ -102,6 +102,7 @@ class IgnoreReason(StrEnum):
     """Why a note does not count towards a challenge or the final."""
 
     LATE = "late"
+    BEFORE_CHALLENGE = "written before the challenge was made"
     OUTSIDER = "outsider"
     CHALLENGER = "challenger"
     TARGET = "target"

@@ -18,7 +18,7 @@ from pbp.rules.noteworthy_context import (
     parse_flag,
     parse_stance,
     subject_key,
-    when,
+    when_compared,
 )
 from pbp.rules.noteworthy_model import (
     CharacterId,
@@ -51,6 +51,7 @@ class NoteFacts(NamedTuple):
     ruled_count: bool | None = None
     ruling_note: str = ""
     fate_allowed: bool = True
+    stance_ruled: bool = False
 
 
 def _ruled_author(note: Note, ctx: TurnContext, book: RulingBook) -> object:
@@ -127,10 +128,19 @@ def read_note_facts(note: Note, ctx: TurnContext, book: RulingBook) -> NoteFacts
     ruled = _ruled_author(note, ctx, book)
     author_id = note.author_id if ruled is _UNSET else ruled
     author = None if author_id is None else ctx.character(author_id)
-    stance = _ruled_stance(note, book) or stance
+    ruled_stance = _ruled_stance(note, book)
     count, why = _ruled_count(note, book)
     fate_allowed = _fate_allowed(note, book)
-    return NoteFacts(note, None if author is None else author.id, stance, count, why, fate_allowed)
+    author_id = None if author is None else author.id
+    return NoteFacts(
+        note,
+        author_id,
+        ruled_stance or stance,
+        count,
+        why,
+        fate_allowed,
+        stance_ruled=ruled_stance is not None,
+    )
 
 
 def note_deadline(made_at: datetime, ctx: TurnContext) -> tuple[datetime | None, str]:
@@ -162,7 +172,8 @@ def lateness(facts: NoteFacts, deadline: Deadline) -> tuple[IgnoredNote | None, 
     if limit is None or facts.ruled_count is True:
         return None, None
     if note.published > limit:
-        why = f"Published {when(note.published)}, after {what} at {when(limit)}."
+        published, closed = when_compared(note.published, limit)
+        why = f"Published {published}, after {what} at {closed}."
         return ignore(facts, IgnoreReason.LATE, why), None
     return None, backdated(note, deadline)
 
@@ -172,10 +183,10 @@ def backdated(note: Note, deadline: Deadline) -> Flag | None:
     limit, what = deadline
     if limit is None or note.first_seen is None or note.first_seen <= limit:
         return None
+    dated, seen, closed = when_compared(note.published, note.first_seen, limit)
     message = (
-        f"Note {note.id} is dated {when(note.published)} but was first seen "
-        f"{when(note.first_seen)}, after {what} ({when(limit)}); it counts unless the "
-        "referee rules."
+        f"Note {note.id} is dated {dated} but was first seen {seen}, after {what} "
+        f"({closed}); it counts unless the referee rules."
     )
     return Flag(FlagKind.BACKDATED_NOTE, message, note.entry_id, note.id)
 
@@ -221,6 +232,8 @@ def _skip_reason(
         return IgnoreReason.TARGET
     if ctx.by_id[author].status != Status.ACTIVE:
         return IgnoreReason.OUTSIDER
+    if facts.note.published < draft.made_at and not (facts.stance_ruled or facts.ruled_count):
+        return IgnoreReason.BEFORE_CHALLENGE
     if limit is not None and facts.note.published > limit and facts.ruled_count is not True:
         return IgnoreReason.LATE
     if facts.stance is Stance.NONE:
@@ -254,6 +267,7 @@ def _skip_text(
     ctx: TurnContext,
     deadline: Deadline,
     ruling_note: str = "",
+    made_at: datetime | None = None,
 ) -> str:
     """Why an ignored note does not count, in words for the dashboard."""
     if reason is IgnoreReason.REFEREE:
@@ -269,7 +283,14 @@ def _skip_text(
         why = f"{ctx.name(author)} is an outsider; outsiders cannot support or oppose."
     elif reason is IgnoreReason.LATE:
         limit, what = deadline
-        why = f"Published {when(note.published)}, after {what} at {when(limit)}."
+        published, closed = when_compared(note.published, limit)
+        why = f"Published {published}, after {what} at {closed}."
+    elif reason is IgnoreReason.BEFORE_CHALLENGE:
+        written, made = when_compared(note.published, made_at)
+        why = (
+            f"Written {written}, before the challenge was made at {made}: a note can only "
+            "support or oppose a challenge that exists. A stance ruling can count it."
+        )
     else:
         why = "No clear support or opposition."
     return why
@@ -343,6 +364,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     tallying = Tallying()
     deadline = note_deadline(draft.made_at, ctx)
     limit = deadline[0]
+    made_at = draft.made_at
     gate = _author_gate(draft, ctx)
     ruled = book.has_rulings
     texts: dict[tuple, str] = {}  # explanations that depend only on the reason and author
@@ -364,7 +386,9 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             late_ok = facts.ruled_count is True
         else:
             late_ok = False
-            if reason is None and limit is not None and note.published > limit:
+            if reason is None and note.published < made_at:
+                reason = IgnoreReason.BEFORE_CHALLENGE
+            elif reason is None and limit is not None and note.published > limit:
                 reason = IgnoreReason.LATE
             elif reason is None and stance is Stance.NONE:
                 reason = IgnoreReason.NO_POSITION
@@ -379,7 +403,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             if why is None:
                 why = texts[reason, author] = _skip_text(note, author, reason, ctx, deadline)
         else:
-            why = _skip_text(note, author, reason, ctx, deadline, ruling_note)
+            why = _skip_text(note, author, reason, ctx, deadline, ruling_note, made_at)
         tallying.ignored.append(IgnoredNote(note.id, author, reason, why))
     for note, author, stance in keep_latest(candidates, ctx, tallying):
         _place(note, author, stance, ctx, tallying)

@@ -99,11 +99,91 @@ class TestRule7LateNotes:
         assert reasons(tally.challenges[0]) == {11: IgnoreReason.REFEREE}
         assert FlagKind.BACKDATED_NOTE not in [f.kind for f in tally.flags]
 
+    def test_late_note_in_the_closing_minute_shows_seconds(self):
+        """Noteworthy: “After a turn ends, no PC may post notes on entries from past turns.”
+        A note published 40 seconds after a close at 23:00:05 reads "23:00:45, after the
+        turn closed at 23:00:05", never "23:00, after ... 23:00" (issue 17, item 5)."""
+        c = challenge()
+        closing = at(5, "23:00") + timedelta(seconds=5)
+        late = Note(11, 1, DOV, closing + timedelta(seconds=40), "Oppose", Stance.OPPOSE)
+        result = play([c], [late], closing=closing).challenges[0]
+        assert reasons(result) == {11: IgnoreReason.LATE}
+        assert "23:00:45, after the turn closed at 2024-03-05 23:00:05." in (
+            result.ignored[0].explanation
+        )
+
+    def test_late_note_in_another_minute_shows_minutes_only(self):
+        """Noteworthy: “notes are permitted only on the current turn's entries.” Times in
+        different minutes keep the short form."""
+        c = challenge()
+        late = Note(11, 1, DOV, at(5, "23:30") + timedelta(seconds=7), "Oppose", Stance.OPPOSE)
+        result = play([c], [late]).challenges[0]
+        assert result.ignored[0].explanation == (
+            "Published 2024-03-05 23:30, after the turn closed at 2024-03-05 23:00."
+        )
+
+    def test_late_note_backdated_in_the_same_minute_shows_seconds(self):
+        """Noteworthy: “notes are permitted only on the current turn's entries.” A note dated
+        22:59:50 and first seen 23:00:20, after the close at 23:00:00: all three with seconds."""
+        c = challenge()
+        dated = at(5, "22:59") + timedelta(seconds=50)
+        seen = at(5, "23:00") + timedelta(seconds=20)
+        backdated = Note(11, 1, DOV, dated, "Oppose", Stance.OPPOSE, first_seen=seen)
+        tally = play([c], [backdated])
+        assert [f.message for f in tally.flags] == [
+            "Note 11 is dated 2024-03-05 22:59:50 but was first seen 2024-03-05 23:00:20, "
+            "after the turn closed (2024-03-05 23:00:00); it counts unless the referee rules."
+        ]
+
     def test_late_note_on_a_past_turns_entry_is_not_tallied(self):
         """Noteworthy: “notes are permitted only on the current turn's entries.”"""
         old = entry(1, ADA, 4, "10:00", "Challenging", text="Target: Bram")
         tally = play([old], [note(10, old, CYRA, "11:00", "Support", day=5)])
         assert tally.challenges == ()
+
+
+class TestNotesBeforeTheChallenge:
+    def test_before_challenge_support_on_an_entry_later_edited_to_challenging_is_ignored(self):
+        """Noteworthy: “The challenge is resolved through notes added to the challenge entry.”
+        Notes written while the entry's mood was "sly" were added to no challenge: they are
+        ignored, so 0-1 stays a loss instead of becoming 2-1 (issue 17, item 3)."""
+        sly = entry(
+            1,
+            ADA,
+            5,
+            "10:00",
+            "sly",
+            text="Target: Bram",
+            revisions=[("14:00", "Challenging")],
+        )
+        notes = [
+            note(10, sly, CYRA, "11:00", "Support"),
+            note(11, sly, DOV, "12:00", "Support"),
+            note(12, sly, ESME, "15:00", "Oppose"),
+        ]
+        result = play([sly], notes).challenges[0]
+        assert positions(result) == ([], [ESME])
+        assert result.outcome is Outcome.TARGET_WINS
+        assert reasons(result) == {
+            10: IgnoreReason.BEFORE_CHALLENGE,
+            11: IgnoreReason.BEFORE_CHALLENGE,
+        }
+        assert IgnoreReason.BEFORE_CHALLENGE.value == "written before the challenge was made"
+        assert result.ignored[0].explanation.startswith(
+            "Written 2024-03-05 11:00, before the challenge was made at 2024-03-05 14:00"
+        )
+
+    def test_before_challenge_a_stance_ruling_counts_the_note(self):
+        """Noteworthy: “If a PC's position is ambiguous, the referee's interpretation is
+        final.” A stance ruling on a note written before the challenge counts it."""
+        sly = entry(
+            1, ADA, 5, "10:00", "sly", text="Target: Bram", revisions=[("14:00", "Challenging")]
+        )
+        notes = [note(10, sly, CYRA, "11:00", "Support"), note(12, sly, ESME, "15:00", "Oppose")]
+        rulings = [Ruling(RulingKind.STANCE, 10, "support", "Cyra saw it coming.")]
+        result = play([sly], notes, rulings).challenges[0]
+        assert positions(result) == ([CYRA], [ESME])
+        assert reasons(result) == {}
 
 
 class TestRule8Eligibility:
