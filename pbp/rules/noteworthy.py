@@ -281,7 +281,9 @@ def tally_turn(inp: TurnInput) -> Tally:
     the referee reviews each PCs' challenge and tabulates the notes supporting or opposing
     it." When exactly two characters are active at the turn's start the turn is the final.
     """
-    ctx = TurnContext.build(inp.number, inp.closes, inp.settings, inp.characters)
+    known = {c.id for c in inp.characters}
+    joined = tuple(c for c in inp.joined if c.id not in known)
+    ctx = TurnContext.build(inp.number, inp.closes, inp.settings, inp.characters, joined)
     book = RulingBook(inp.rulings)
     entries = sorted(
         (e for e in inp.entries if e.turn == inp.number),
@@ -304,13 +306,15 @@ def tally_turn(inp: TurnInput) -> Tally:
         final = tally_final(finalists, final_entries, on_entry, ctx, book)
 
     advanced, losers = _results_and_losers(challenges, final, drafts)
-    standings = standings_after(ctx.characters, losers)
+    # Joiners are in the game from the next turn on (Noteworthy resolves a turn against
+    # the standings at its start, which do not name them).
+    standings = standings_after((*ctx.characters, *joined), losers)
     endgame, end_flag = endgame_after(standings, final, ctx, book)
     hint = provocation(drafts, bool(finalists), ctx)
     rulings, ruling_flags = book.report()
     flags += [flag for result in challenges for flag in result.flags]
     flags += [*(final.flags if final else ()), *([end_flag] if end_flag else ()), *ruling_flags]
-    eliminated = tuple(c.id for c in ctx.characters if c.id in losers and c.active)
+    eliminated = tuple(c.id for c in (*ctx.characters, *joined) if c.id in losers and c.active)
     explanation = [c.explanation[-1] for c in challenges if c.outcome is not Outcome.NO_EFFECT]
     explanation += [*(final.explanation if final else ()), endgame.explanation]
     return Tally(

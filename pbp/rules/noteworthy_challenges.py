@@ -180,6 +180,9 @@ def read_target(entry: Entry, ctx: TurnContext, book: RulingBook) -> TargetReadi
 def _rule_invalid(draft: Draft, ctx: TurnContext, challenged: set) -> InvalidReason | None:
     """The first rule the challenge breaks, in the order the rules text states them."""
     challenger = ctx.character(draft.challenger_id)
+    if challenger is None and ctx.joiner(draft.challenger_id) is not None:
+        # Eligibility is the standings at the turn's start, and they do not name them.
+        return InvalidReason.JOINED_LATE
     if challenger is None:
         return InvalidReason.NOT_A_CHARACTER_BLOG
     if ctx.number <= ctx.settings.opening_turns:

@@ -140,10 +140,16 @@ class TurnContext:
     characters: tuple[Character, ...]
     by_id: dict[CharacterId, Character]
     by_key: dict[str, Character]
+    joined: tuple[Character, ...] = ()
 
     @classmethod
     def build(
-        cls, number: int, closes: datetime | None, settings: Settings, characters: Iterable
+        cls,
+        number: int,
+        closes: datetime | None,
+        settings: Settings,
+        characters: Iterable,
+        joined: Iterable = (),
     ) -> TurnContext:
         cast = tuple(characters)
         return cls(
@@ -153,7 +159,13 @@ class TurnContext:
             characters=cast,
             by_id={c.id: c for c in cast},
             by_key={subject_key(c.id): c for c in cast},
+            joined=tuple(joined),
         )
+
+    def joiner(self, character_id: object) -> Character | None:
+        """A character added to the roster after the turn opened (not in its standings)."""
+        key = subject_key(character_id)
+        return next((c for c in self.joined if subject_key(c.id) == key), None)
 
     @property
     def fair_interval(self) -> timedelta | None:
@@ -173,6 +185,8 @@ class TurnContext:
         character = self.by_id.get(character_id)
         if character is None:
             character = self.character(character_id)
+        if character is None and self.joined:
+            character = self.joiner(character_id)
         if character is not None:
             return character.name
         return label or f"unknown author {subject_key(character_id) or '?'}"

@@ -50,6 +50,9 @@ def _skip_voter(facts: NoteFacts, finalists: tuple, ctx: TurnContext) -> Ignored
         return ignore(facts, IgnoreReason.UNMAPPED, f"{label} is not mapped to a character.")
     if facts.author_id in finalists:
         return ignore(facts, IgnoreReason.FINALIST, f"{ctx.name(facts.author_id)} is a finalist.")
+    if facts.author_id not in ctx.by_id:
+        why = f"{ctx.name(facts.author_id)} joined after the turn opened; they take no side in it."
+        return ignore(facts, IgnoreReason.JOINED_LATE, why)
     if facts.stance is Stance.NONE:
         return ignore(facts, IgnoreReason.NO_POSITION, "No clear support or opposition.")
     return None

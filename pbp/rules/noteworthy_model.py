@@ -89,6 +89,7 @@ class InvalidReason(StrEnum):
     """Why a challenge is invalid; the value reads as a sentence fragment on the dashboard."""
 
     NOT_A_CHARACTER_BLOG = "not posted on a character's own blog"
+    JOINED_LATE = "joined after the turn opened"
     OPENING_TURNS = "no challenges are permitted in the opening turns"
     CHALLENGER_OUTSIDER = "an outsider cannot challenge"
     SECOND_CHALLENGE = "the challenger already challenged this turn"
@@ -104,6 +105,7 @@ class IgnoreReason(StrEnum):
     LATE = "late"
     BEFORE_CHALLENGE = "written before the challenge was made"
     OUTSIDER = "outsider"
+    JOINED_LATE = "joined after the turn opened"
     CHALLENGER = "challenger"
     TARGET = "target"
     FINALIST = "finalist"
@@ -270,7 +272,10 @@ class TurnInput:
     """Everything the tally needs for one turn.
 
     ``characters`` are the standings at the turn's start (Noteworthy: all of a turn's
-    challenges are resolved against them). ``closes`` is ``None`` while the turn is open;
+    challenges are resolved against them). ``joined`` are characters added to the roster
+    after the turn opened: they are in none of those standings, so this turn they can
+    neither challenge (unless a validity ruling says so) nor take a position; they are in
+    the standings after it. ``closes`` is ``None`` while the turn is open;
     the tally is then provisional. Entries of other turns, and notes on them, are ignored.
     """
 
@@ -282,6 +287,7 @@ class TurnInput:
     rulings: tuple[Ruling, ...] = ()
     settings: Settings = field(default_factory=Settings)
     opens: datetime | None = None
+    joined: tuple[Character, ...] = ()
 
 
 # --- outputs ---------------------------------------------------------------------------------

@@ -123,11 +123,11 @@ def read_note_facts(note: Note, ctx: TurnContext, book: RulingBook) -> NoteFacts
     if not book.concerns(note.id):
         author = ctx.by_id.get(note.author_id) if note.author_id is not None else None
         if author is None and note.author_id is not None:
-            author = ctx.character(note.author_id)
+            author = ctx.character(note.author_id) or ctx.joiner(note.author_id)
         return NoteFacts(note, None if author is None else author.id, stance)
     ruled = _ruled_author(note, ctx, book)
     author_id = note.author_id if ruled is _UNSET else ruled
-    author = None if author_id is None else ctx.character(author_id)
+    author = None if author_id is None else ctx.character(author_id) or ctx.joiner(author_id)
     ruled_stance = _ruled_stance(note, book)
     count, why = _ruled_count(note, book)
     fate_allowed = _fate_allowed(note, book)
@@ -230,6 +230,8 @@ def _skip_reason(
         return IgnoreReason.CHALLENGER
     if author == draft.target_id:
         return IgnoreReason.TARGET
+    if author not in ctx.by_id:
+        return IgnoreReason.JOINED_LATE
     if ctx.by_id[author].status != Status.ACTIVE:
         return IgnoreReason.OUTSIDER
     if facts.note.published < draft.made_at and not (facts.stance_ruled or facts.ruled_count):
@@ -256,7 +258,13 @@ def _author_gate(draft: Draft, ctx: TurnContext) -> dict[object, IgnoreReason | 
 
 
 _PER_AUTHOR = frozenset(
-    {IgnoreReason.CHALLENGER, IgnoreReason.TARGET, IgnoreReason.OUTSIDER, IgnoreReason.NO_POSITION}
+    {
+        IgnoreReason.CHALLENGER,
+        IgnoreReason.TARGET,
+        IgnoreReason.OUTSIDER,
+        IgnoreReason.JOINED_LATE,
+        IgnoreReason.NO_POSITION,
+    }
 )
 
 
@@ -281,6 +289,8 @@ def _skip_text(
         why = f"{ctx.name(author)} is the target."
     elif reason is IgnoreReason.OUTSIDER:
         why = f"{ctx.name(author)} is an outsider; outsiders cannot support or oppose."
+    elif reason is IgnoreReason.JOINED_LATE:
+        why = f"{ctx.name(author)} joined after the turn opened; they take no position in it."
     elif reason is IgnoreReason.LATE:
         limit, what = deadline
         published, closed = when_compared(note.published, limit)

@@ -22,6 +22,9 @@ from pbp.models import Campaign, Challenge, Character, Turn
 #: nothing (Noteworthy: "A withdrawn challenge has no effect").
 WINNING_SIDE = {"challenger": "challenger", "target": "target"}
 STATUS_ORDER = {"winner": 0, "active": 1, "outsider": 2}
+#: A character added after the turn opened who still took part in it (a challenge the
+#: referee ruled valid, or one made against them): shown, never "not in the game yet".
+JOINED = "joined"
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,8 @@ class Bout:
 @dataclass(frozen=True)
 class Standing:
     """One character in one turn. `status` None: not in the game yet (joined later);
-    `status_after` None: the turn is not resolved yet."""
+    "joined": added after the turn opened, yet part of a challenge in it; `status_after`
+    None: the turn is not resolved yet."""
 
     status: str | None
     status_after: str | None
@@ -174,11 +178,14 @@ def _turn_line(
     eliminated = {*result.get("eliminated", []), *(b.loser_id for b in bouts if b.loser_id)}
     resolved = turn.status == "resolved"
     standings = {}
+    involved = {b.challenger_id for b in bouts} | {b.target_id for b in bouts}
     for person in people:
         status = _status_at_start(turn, person.id, previous)
+        if status is None and person.id in involved:
+            status = JOINED
         after = None
         if resolved:
-            after = status
+            after = "active" if status == JOINED else status
             if status is not None and person.id in eliminated:
                 after = "outsider"
             if person.id == winner:
@@ -222,7 +229,12 @@ def _standing(cid, status, after, bouts, winner, eliminated) -> Standing:
 def _totals(person: Person, lines: list[TurnLine]) -> Totals:
     standings = [(line.number, line.standings[person.id]) for line in lines]
     fell = next(
-        (n for n, s in standings if s.status == "active" and s.status_after == "outsider"), None
+        (
+            n
+            for n, s in standings
+            if s.status in ("active", JOINED) and s.status_after == "outsider"
+        ),
+        None,
     )
     return Totals(
         person=person,

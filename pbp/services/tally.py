@@ -85,15 +85,29 @@ def rules_settings(campaign: Campaign, characters: list[Character]) -> nw.Settin
 
 
 def standings_at_start(turn: Turn, characters: list[Character]) -> tuple[nw.Character, ...]:
-    """The statuses snapshotted when the turn opened (current ones for characters that
-    joined later)."""
+    """The statuses snapshotted when the turn opened. A character added later is not in
+    them (see `joined_after_start`); a turn without a snapshot uses the current ones."""
     snapshot = turn.start_standings or {}
     result = []
     for c in characters:
+        if snapshot and str(c.id) not in snapshot:
+            continue
         status = snapshot.get(str(c.id), c.status)
         rules_status = nw.Status.OUTSIDER if status == "outsider" else nw.Status.ACTIVE
         result.append(nw.Character(id=c.id, name=c.name, status=rules_status))
     return tuple(result)
+
+
+def joined_after_start(turn: Turn, characters: list[Character]) -> tuple[nw.Character, ...]:
+    """Characters added to the roster after the turn opened. Noteworthy resolves a turn
+    against the standings at its start: they can neither challenge nor take a position
+    in it (the rules mark such a challenge "joined after the turn opened")."""
+    snapshot = turn.start_standings or {}
+    if not snapshot:
+        return ()
+    return tuple(
+        nw.Character(id=c.id, name=c.name) for c in characters if str(c.id) not in snapshot
+    )
 
 
 def _rules_entry(entry: Any, turn: Turn, versions: list[Any]) -> nw.Entry:
@@ -183,6 +197,7 @@ def input_of(campaign: Campaign, turn: Turn, rows: TurnRows) -> nw.TurnInput:
         closes=turn.closed_at,
         opens=turn.opened_at,
         characters=standings_at_start(turn, rows.characters),
+        joined=joined_after_start(turn, rows.characters),
         entries=tuple(_rules_entry(e, turn, rows.revisions.get(e.id, [])) for e in rows.entries),
         notes=tuple(_rules_note(n) for n in rows.notes),
         rulings=tuple(rules_ruling(r) for r in rows.rulings),
