@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pbp.api import schemas as s
 from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn
-from pbp.rules import noteworthy as nw
 
 
 def campaign_out(campaign: Campaign, role: str | None) -> s.CampaignOut:
@@ -111,75 +110,15 @@ def ruling_out(ruling: Ruling) -> s.RulingOut:
 # -- the tally -----------------------------------------------------------------------------
 
 
-def _position(p: nw.Position) -> s.PositionOut:
-    return s.PositionOut(
-        character_id=p.character_id,
-        note_id=p.note_id,
-        stance=p.stance.value,
-        published=p.published,
-        explanation=p.explanation,
-    )
+def challenge_out(record: dict, consequence: str | None) -> s.ChallengeOut:
+    """One challenge of a tally record (pbp.services.tally_record)."""
+    return s.ChallengeOut.model_validate({**record, "consequence": consequence})
 
 
-def challenge_out(c: nw.ChallengeResult, consequence: str | None) -> s.ChallengeOut:
-    return s.ChallengeOut(
-        entry_id=c.entry_id,
-        challenger_id=c.challenger_id,
-        target_id=c.target_id,
-        target_explanation=c.target.explanation,
-        made_at=c.made_at,
-        valid=c.valid,
-        invalid_reason=c.invalid_reason.value if c.invalid_reason else None,
-        withdrawn=c.withdrawn,
-        outcome=c.outcome.value,
-        supporters=[_position(p) for p in c.supporters],
-        opposers=[_position(p) for p in c.opposers],
-        explanation=list(c.explanation),
-        consequence=consequence,
-    )
-
-
-def _flag(f: nw.Flag) -> s.FlagOut:
-    return s.FlagOut(kind=f.kind.value, message=f.message, entry_id=f.entry_id, note_id=f.note_id)
-
-
-def tally_out(t: nw.Tally, consequences: dict[int, str]) -> s.TallyOut:
-    ignored = [i for c in t.challenges for i in c.ignored]
-    return s.TallyOut(
-        turn=t.turn,
-        closed=t.closed,
-        complete=t.complete,
-        needs_ruling=t.needs_ruling,
-        challenges=[challenge_out(c, consequences.get(c.entry_id)) for c in t.challenges],
-        ignored_notes=[
-            s.IgnoredNoteOut(
-                note_id=i.note_id,
-                author_id=i.author_id,
-                reason=i.reason.value,
-                explanation=i.explanation,
-            )
-            for i in ignored
-        ],
-        flags=[_flag(f) for f in t.flags],
-        standings=[s.StandingOut(id=c.id, name=c.name, status=c.status.value) for c in t.standings],
-        advanced=list(t.advanced),
-        eliminated=list(t.eliminated),
-        endgame=s.EndgameOut(
-            phase=t.endgame.phase.value,
-            finalists=list(t.endgame.finalists),
-            winner_id=t.endgame.winner_id,
-            explanation=t.endgame.explanation,
-        ),
-        provocation=t.provocation.explanation if t.provocation.recommended else None,
-        rulings=[
-            s.AppliedRulingOut(
-                kind=r.ruling.kind.value,
-                subject_id=r.ruling.subject_id,
-                value=r.ruling.value,
-                applied=r.applied,
-                explanation=r.explanation,
-            )
-            for r in t.rulings
-        ],
-        explanation=list(t.explanation),
-    )
+def tally_out(record: dict, consequences: dict[int, str]) -> s.TallyOut:
+    """A tally record (pbp.services.tally_record), with the consequences recorded since."""
+    challenges = [
+        {**c, "consequence": consequences.get(c["entry_id"], c.get("consequence"))}
+        for c in record["challenges"]
+    ]
+    return s.TallyOut.model_validate({**record, "challenges": challenges})

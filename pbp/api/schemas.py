@@ -272,7 +272,11 @@ class RulingOut(Out):
 
 class PositionOut(Out):
     character_id: int
+    character_name: str | None = None
     note_id: int
+    entry_id: int | None = Field(default=None, description="The entry the note is on.")
+    entry_title: str | None = None
+    entry_url: str | None = None
     stance: str
     published: datetime
     explanation: str
@@ -281,14 +285,57 @@ class PositionOut(Out):
 class IgnoredNoteOut(Out):
     note_id: int
     author_id: int | None
+    author_name: str | None = None
+    entry_id: int | None = None
+    entry_title: str | None = None
+    entry_url: str | None = None
     reason: str
     explanation: str
 
 
+class EntryRefOut(Out):
+    entry_id: int
+    entry_title: str | None
+    entry_url: str | None
+
+
+class FinalSideOut(Out):
+    finalist_id: int
+    finalist_name: str | None
+    entries: list[EntryRefOut]
+    votes: list[PositionOut] = Field(description="The outsiders' votes for this finalist.")
+
+
+class FinalOut(Out):
+    """Noteworthy endnotes: the final between the last two active characters."""
+
+    sides: list[FinalSideOut]
+    pending: list[PositionOut] = Field(description="Votes waiting for a stance ruling.")
+    ignored: list[IgnoredNoteOut] = Field(description="Votes that do not count, and why.")
+    winner_id: int | None
+    winner_name: str | None
+    explanation: list[str]
+
+
+class LateArrivalOut(Out):
+    """Something first seen after the turn was resolved: listed, never counted."""
+
+    kind: Literal["entry", "mood edit", "note"]
+    id: int
+    entry_id: int
+    character_id: int | None
+    first_seen: datetime
+    reason: str
+
+
 class ChallengeOut(Out):
     entry_id: int
+    entry_title: str | None = None
+    entry_url: str | None = None
     challenger_id: int | None
+    challenger_name: str | None = None
     target_id: int | None
+    target_name: str | None = None
     target_explanation: str
     made_at: datetime
     valid: bool
@@ -297,6 +344,8 @@ class ChallengeOut(Out):
     outcome: str
     supporters: list[PositionOut]
     opposers: list[PositionOut]
+    pending: list[PositionOut] = Field(default_factory=list)
+    ignored: list[IgnoredNoteOut] = Field(default_factory=list)
     explanation: list[str]
     consequence: str | None = Field(description="The referee's words, once resolved.")
 
@@ -311,13 +360,14 @@ class FlagOut(Out):
 class StandingOut(Out):
     id: int
     name: str
-    status: Literal["active", "outsider"]
+    status: Literal["active", "outsider", "winner"]
 
 
 class EndgameOut(Out):
     phase: str
     finalists: list[int]
     winner_id: int | None
+    winner_name: str | None = None
     explanation: str
 
 
@@ -338,6 +388,7 @@ class TallyOut(Out):
     needs_ruling: bool
     challenges: list[ChallengeOut]
     ignored_notes: list[IgnoredNoteOut]
+    final: FinalOut | None = Field(default=None, description="The final, in a final turn.")
     flags: list[FlagOut]
     standings: list[StandingOut]
     advanced: list[int]
@@ -346,6 +397,11 @@ class TallyOut(Out):
     provocation: str | None
     rulings: list[AppliedRulingOut]
     explanation: list[str]
+    resolved: bool = Field(default=False, description="The stored result of a resolved turn.")
+    arrived_after_resolution: list[LateArrivalOut] = Field(
+        default_factory=list,
+        description="Items first seen after the turn was resolved; they change nothing.",
+    )
 
 
 # -- entries, notes, challenges ------------------------------------------------------------

@@ -166,7 +166,8 @@ def resolve_turn(call: Call, slug: str, number: int) -> s.TallyOut:
     queue_turn_results(
         session=call.session, settings=_mail(), turn=turn, summary=summary, now=call.now
     )
-    return tally_out(result, _consequences(call, turn))
+    record = tally_service.turn_record(session=call.session, campaign=campaign, turn=turn)
+    return tally_out(record, _consequences(call, turn))
 
 
 def _consequences(call: Call, turn) -> dict[int, str]:
@@ -176,12 +177,17 @@ def _consequences(call: Call, turn) -> dict[int, str]:
 
 @operation("GET", TURN + "/tally", tag="tallies", access="referee", response=s.TallyOut)
 def get_tally(call: Call, slug: str, number: int) -> s.TallyOut:
-    """The turn's tally with every reason and flag, as the dashboard shows it."""
+    """The turn's tally with every reason and flag, as the dashboard shows it.
+
+    A resolved turn shows the result stored when it was resolved; anything first seen
+    since is listed in `arrived_after_resolution` and changes nothing. A final lists the
+    votes per finalist, the ignored votes with their reasons, and the winner.
+    """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
     turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
-    result = tally_service.tally(session=call.session, campaign=campaign, turn=turn)
-    return tally_out(result, _consequences(call, turn))
+    record = tally_service.turn_record(session=call.session, campaign=campaign, turn=turn)
+    return tally_out(record, _consequences(call, turn))
 
 
 @operation(
@@ -195,16 +201,17 @@ def get_tally(call: Call, slug: str, number: int) -> s.TallyOut:
 def list_challenges(call: Call, slug: str, number: int) -> Page:
     """The turn's challenges: who, whom, the positions and the outcome so far.
 
-    The entry pages show the same to everyone; the referee's flags are in the tally.
+    The entry pages show the same to everyone; the referee's flags are in the tally, and
+    so are the referee's ruling notes until the turn is resolved.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
-    result = tally_service.tally(session=call.session, campaign=campaign, turn=turn)
+    challenges = tally_service.public_challenges(session=call.session, campaign=campaign, turn=turn)
     consequences = _consequences(call, turn)
     page = api_reads.paginate(
-        result.challenges, lambda c: c.entry_id, after=call.after, limit=call.query.limit
+        challenges, lambda c: c["entry_id"], after=call.after, limit=call.query.limit
     )
-    items = [challenge_out(c, consequences.get(c.entry_id)) for c in page.items]
+    items = [challenge_out(c, consequences.get(c["entry_id"])) for c in page.items]
     return Page(items, page.next_after)
 
 

@@ -20,6 +20,9 @@ from sqlmodel import Session, select
 from pbp.markup import plain_text
 from pbp.models import Campaign, Character, Entry, EntryRevision, Note, Ruling, Turn
 from pbp.rules import noteworthy as nw
+from pbp.services import tally_record
+
+ARRIVED_LATE = "arrived after the turn was resolved"
 
 # The visible text is a pure function of the stored body, so it is cached by the body
 # itself (an edited body is a new key): the open turn is tallied on every page view, and
@@ -29,7 +32,13 @@ _visible_text = functools.lru_cache(maxsize=16_384)(plain_text)
 
 # The columns the rules read (attribute access on the rows works like on the models, so
 # the pages can show these rows too).
-CHARACTER_COLUMNS = (Character.id, Character.name, Character.status, Character.aliases)
+CHARACTER_COLUMNS = (
+    Character.id,
+    Character.name,
+    Character.status,
+    Character.aliases,
+    Character.slug,
+)
 ENTRY_COLUMNS = (
     Entry.id,
     Entry.character_id,
@@ -40,6 +49,7 @@ ENTRY_COLUMNS = (
     Entry.mood,
     Entry.published_at,
     Entry.first_seen_at,
+    Entry.url,
 )
 REVISION_COLUMNS = (
     EntryRevision.entry_id,
@@ -226,3 +236,81 @@ def live_challenges(
     if campaign.ruleset != "noteworthy" or turn is None or turn.status == "resolved":
         return []
     return list(tally(session=session, campaign=campaign, turn=turn).challenges)
+
+
+def record_of(campaign: Campaign, rows: TurnRows, result: nw.Tally) -> dict:
+    """The tally as JSON, with names, titles and addresses from the same rows."""
+    labels = tally_record.labels_of(campaign.slug, rows.characters, rows.entries)
+    note_entries = {note[0]: note[1] for note in rows.notes}
+    return tally_record.tally_record(result, labels, note_entries)
+
+
+def late_arrivals(*, session: Session, turn: Turn) -> list[dict]:
+    """Entries, mood edits and notes of a resolved turn first seen after it was resolved:
+    listed for the referee beside the stored result, which they do not change."""
+    if turn.resolved_at is None:
+        return []
+    since = turn.resolved_at
+    entry_ids = select(Entry.id).where(Entry.turn_id == turn.id)
+    rows = [
+        ("entry", e.id, e.id, e.character_id, e.first_seen_at)
+        for e in session.exec(
+            select(Entry.id, Entry.character_id, Entry.first_seen_at).where(
+                Entry.turn_id == turn.id, Entry.first_seen_at > since
+            )
+        )
+    ]
+    rows += [
+        ("mood edit", r.id, r.entry_id, None, r.seen_at)
+        for r in session.exec(
+            select(EntryRevision.id, EntryRevision.entry_id, EntryRevision.seen_at).where(
+                EntryRevision.entry_id.in_(entry_ids), EntryRevision.seen_at > since
+            )
+        )
+    ]
+    rows += [
+        ("note", n.id, n.entry_id, n.author_character_id, n.first_seen_at)
+        for n in session.exec(
+            select(Note.id, Note.entry_id, Note.author_character_id, Note.first_seen_at).where(
+                Note.entry_id.in_(entry_ids), Note.first_seen_at > since
+            )
+        )
+    ]
+    rows.sort(key=lambda row: (row[4], row[0], row[1]))
+    return [
+        {
+            "kind": kind,
+            "id": item_id,
+            "entry_id": entry_id,
+            "character_id": character_id,
+            "first_seen": seen.isoformat(),
+            "reason": ARRIVED_LATE,
+        }
+        for kind, item_id, entry_id, character_id, seen in rows
+    ]
+
+
+def turn_record(*, session: Session, campaign: Campaign, turn: Turn) -> dict:
+    """The tally the API and the dashboard show. A resolved turn shows the result stored
+    when it was resolved, with what arrived since listed beside it (changing nothing); a
+    turn resolved before results were stored is tallied again."""
+    stored = (turn.result or {}).get("tally") if turn.status == "resolved" else None
+    if stored is not None:
+        later = late_arrivals(session=session, turn=turn)
+        return {**stored, "resolved": True, "arrived_after_resolution": later}
+    rows = load_turn(session=session, campaign=campaign, turn=turn)
+    record = record_of(campaign, rows, tally_of(campaign, turn, rows))
+    record["resolved"] = turn.status == "resolved"
+    return record
+
+
+def public_challenges(*, session: Session, campaign: Campaign, turn: Turn) -> list[dict]:
+    """The turn's challenges as every member may read them: the referee's ruling notes stay
+    out until the turn is resolved."""
+    record = turn_record(session=session, campaign=campaign, turn=turn)
+    if turn.status == "resolved":
+        return record["challenges"]
+    notes = session.exec(
+        select(Ruling.reason).where(Ruling.campaign_id == campaign.id, Ruling.turn_id == turn.id)
+    ).all()
+    return tally_record.without_ruling_notes(record, notes)["challenges"]

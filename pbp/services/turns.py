@@ -266,7 +266,8 @@ def resolve_turn(
     turn = latest_turn(session=session, campaign=campaign)
     if turn is None or turn.status == "open":
         raise Conflict("close the turn before resolving it")
-    result = tally_service.tally(session=session, campaign=campaign, turn=turn)
+    rows = tally_service.load_turn(session=session, campaign=campaign, turn=turn)
+    result = tally_service.tally_of(campaign, turn, rows)
     if turn.status == "resolved":
         return turn, result
     if result.needs_ruling:
@@ -277,7 +278,8 @@ def resolve_turn(
     _apply_standings(session, campaign, result)
     _record_challenges(session, turn, result, consequences or {})
     turn.status, turn.resolved_at = "resolved", now
-    turn.result = summarize(result)
+    # The whole tally is kept: pages and the API show a resolved turn as it was resolved.
+    turn.result = {**summarize(result), "tally": tally_service.record_of(campaign, rows, result)}
     session.add(turn)
     if result.endgame.phase is nw.EndgamePhase.WON:
         campaign.status = "ended"
