@@ -44,6 +44,9 @@ class Dashboard:
     rulings: list[Ruling]
     unmapped: list[Unmapped]
     warnings: list[str] = field(default_factory=list)
+    # A resolved turn's tally as it was resolved (tally.turn_record), with what arrived
+    # since; `tally` is then None: the page never shows a recomputed result.
+    stored: dict | None = None
 
     @property
     def characters(self) -> dict[int, Character]:
@@ -88,11 +91,14 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
     ).all()
     counts: Counter = Counter()
     events, entries, notes, rulings = [], {}, {}, []
-    result = None
+    result = stored = None
     if turn is not None:
         events = list(session.exec(select(Event).where(Event.turn_id == turn.id)))
         turn_rows = tally_service.load_turn(session=session, campaign=campaign, turn=turn)
-        if campaign.ruleset == "noteworthy":
+        kept = turn.status == "resolved" and "tally" in (turn.result or {})
+        if campaign.ruleset == "noteworthy" and kept:
+            stored = tally_service.turn_record(session=session, campaign=campaign, turn=turn)
+        elif campaign.ruleset == "noteworthy":
             result = tally_service.tally_of(campaign, turn, turn_rows)
         entries = {e.id: e for e in turn_rows.entries}
         notes = {n.id: n for n in turn_rows.notes}
@@ -109,6 +115,7 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
         notes,
         rulings,
         unmapped_commenters(session=session, campaign=campaign),
+        stored=stored,
     )
     if campaign.ruleset == "noteworthy" and not 6 <= len(roster) <= 24:
         board.warnings.append(f"{SIX_TO_TWENTY_FOUR}; this campaign has {len(roster)}.")
