@@ -17,9 +17,17 @@ from pbp.rules.noteworthy import (
 from tests.rules import worked_campaign as wc
 
 
-@pytest.fixture(scope="module")
-def tallies():
-    return run_campaign(wc.CHARACTERS, wc.TURNS)
+def _unread(turn):
+    """The turn with no stance stored on its notes: the tally reads each note's text."""
+    return replace(turn, notes=tuple(replace(note, stance=None) for note in turn.notes))
+
+
+# Every campaign test runs twice: with the stance stored when each note arrived (what the
+# service does) and with the tally reading the notes' text itself (its other path).
+@pytest.fixture(scope="module", params=["stance stored at arrival", "stance read by the tally"])
+def tallies(request):
+    turns = wc.TURNS if request.param == "stance stored at arrival" else map(_unread, wc.TURNS)
+    return run_campaign(wc.CHARACTERS, turns)
 
 
 def ignored(tally, entry_id):
