@@ -100,7 +100,7 @@ class TestRule7LateNotes:
         assert FlagKind.BACKDATED_NOTE not in [f.kind for f in tally.flags]
 
     def test_late_note_in_the_closing_minute_shows_seconds(self):
-        """Noteworthy: “After a turn ends, no PC may post notes on entries from past turns.”
+        """Noteworthy: “After a turn ends, no PC may post notes on entries from past turns”.
         A note published 40 seconds after a close at 23:00:05 reads "23:00:45, after the
         turn closed at 23:00:05", never "23:00, after ... 23:00" (issue 17, item 5)."""
         c = challenge()
