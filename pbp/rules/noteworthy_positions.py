@@ -212,6 +212,18 @@ def recency(note: Note) -> tuple:
 _UNKNOWN = object()
 
 
+def edited_into_challenge(draft: Draft) -> datetime | None:
+    """When an entry published with another mood became a challenge (``None`` for an entry
+    that was a challenge from the start).
+
+    Noteworthy: "The challenge is resolved through notes added to the challenge entry" -- a
+    note can only support or oppose a challenge that exists, so notes written before the
+    edit to Challenging take no position. A challenge from the start exists as long as its
+    entry: a note dated before it is clock skew between blogs, and counts.
+    """
+    return draft.made_at if draft.made_at > draft.entry.published else None
+
+
 def _skip_reason(
     facts: NoteFacts, draft: Draft, ctx: TurnContext, limit: datetime | None
 ) -> IgnoreReason | None:
@@ -234,7 +246,9 @@ def _skip_reason(
         return IgnoreReason.JOINED_LATE
     if ctx.by_id[author].status != Status.ACTIVE:
         return IgnoreReason.OUTSIDER
-    if facts.note.published < draft.made_at and not (facts.stance_ruled or facts.ruled_count):
+    made_at = edited_into_challenge(draft)
+    written = facts.note.published
+    if made_at is not None and written < made_at and not (facts.stance_ruled or facts.ruled_count):
         return IgnoreReason.BEFORE_CHALLENGE
     if limit is not None and facts.note.published > limit and facts.ruled_count is not True:
         return IgnoreReason.LATE
@@ -374,7 +388,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     tallying = Tallying()
     deadline = note_deadline(draft.made_at, ctx)
     limit = deadline[0]
-    made_at = draft.made_at
+    made_at = edited_into_challenge(draft)
     gate = _author_gate(draft, ctx)
     ruled = book.has_rulings
     texts: dict[tuple, str] = {}  # explanations that depend only on the reason and author
@@ -396,7 +410,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             late_ok = facts.ruled_count is True
         else:
             late_ok = False
-            if reason is None and note.published < made_at:
+            if reason is None and made_at is not None and note.published < made_at:
                 reason = IgnoreReason.BEFORE_CHALLENGE
             elif reason is None and limit is not None and note.published > limit:
                 reason = IgnoreReason.LATE
