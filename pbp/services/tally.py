@@ -310,7 +310,16 @@ def public_challenges(*, session: Session, campaign: Campaign, turn: Turn) -> li
     record = turn_record(session=session, campaign=campaign, turn=turn)
     if turn.status == "resolved":
         return record["challenges"]
-    notes = session.exec(
-        select(Ruling.reason).where(Ruling.campaign_id == campaign.id, Ruling.turn_id == turn.id)
-    ).all()
+    notes = ruling_notes(session=session, campaign=campaign, turn=turn)
     return tally_record.without_ruling_notes(record, notes)["challenges"]
+
+
+def ruling_notes(*, session: Session, campaign: Campaign, turn: Turn) -> list[str]:
+    """The referee's notes on the turn's rulings (for keeping them out of public pages)."""
+    return list(
+        session.exec(
+            select(Ruling.reason).where(
+                Ruling.campaign_id == campaign.id, Ruling.turn_id == turn.id
+            )
+        )
+    )

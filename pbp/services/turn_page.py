@@ -9,7 +9,7 @@ arrived later must not rewrite what the referee resolved).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Event, Turn
 from pbp.services import campaigns, planet, tally
+from pbp.services.tally_record import without_ruling_notes
 
 MAX_ENTRIES = 500  # a turn's entries on one page; a 24-player turn has a few dozen
 
@@ -111,6 +112,12 @@ def turn_page(
     else:
         live = tally.live_challenges(session=session, campaign=campaign, turn=turn)
         challenges = [_live(c, by_id) for c in live]
+        if not is_referee:  # the referee's ruling notes are theirs until the turn is resolved
+            notes = tally.ruling_notes(session=session, campaign=campaign, turn=turn)
+            challenges = [
+                replace(c, explanation=without_ruling_notes(c.explanation, notes))
+                for c in challenges
+            ]
         eliminated, explanation = [], []
     return TurnPage(
         campaign=campaign,

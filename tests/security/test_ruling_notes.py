@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pbp.services import blog, turns
+from pbp.services import accounts, blog, turns
 from tests.api.conftest import NOW
+from tests.web.conftest import PASSWORD
 
 SECRET = "Cleo told me privately that Bram cheated."
 HOUR = timedelta(hours=1)
@@ -78,3 +79,16 @@ def test_ruling_notes_are_public_once_the_turn_is_resolved(api, world, db_sessio
     answer = api.get(f"/campaigns/{world.slug}/turns/1/challenges", token=world.tokens["player"])
     (challenge,) = answer.get_json()["items"]
     assert SECRET in challenge["explanation"][0]
+
+
+def test_ruling_notes_stay_off_the_turn_page_until_resolved(client, auth, world, db_session):
+    """The turn page shows every member the live challenges' explanations: without the
+    referee's notes while the turn is in play."""
+    _rule(db_session, world, "target", world.characters["Bram"].id)
+    player = world.users["player"]
+    player.password_hash = accounts.hash_password(PASSWORD)
+    db_session.commit()
+    auth.login(player)
+    page = client.get(f"/c/{world.slug}/turns/1").get_data(as_text=True)
+    assert "The referee ruled the target is Bram." in page
+    assert SECRET not in page
