@@ -60,10 +60,35 @@ class AddressPolicy:
         return blocked_reason(address)
 
 
+# Ranges the ipaddress module still counts as global. fec0::/10 (site-local) was deprecated
+# but routers may still route it inside a site; 192.88.99.0/24 is the old 6to4 relay
+# anycast prefix, whose relays would unwrap a packet onto whatever IPv4 address it carries.
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+_6TO4_RELAY = ipaddress.ip_network("192.88.99.0/24")
+
+
+def _tunnelled(address: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
+    """The IPv4 address a 6to4 (2002::/16) or Teredo (2001::/32) address delivers to."""
+    if address.sixtofour is not None:
+        return "6to4", address.sixtofour
+    if address.teredo is not None:
+        return "Teredo", address.teredo[1]  # (server, client): packets go to the client
+    return None
+
+
 def blocked_reason(address: IPAddress) -> str | None:
     """The category that makes *address* unsafe to fetch from, or None for public addresses."""
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        tunnel = _tunnelled(address)
+        inner = tunnel and blocked_reason(tunnel[1])
+        if inner:
+            return f"{tunnel[0]}-wrapped {inner}"
+        if address in _SITE_LOCAL:
+            return "site-local"
+    elif address in _6TO4_RELAY:
+        return "6to4 relay anycast"
     checks = (
         ("loopback", address.is_loopback),
         ("unspecified", address.is_unspecified),
