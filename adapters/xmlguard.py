@@ -12,6 +12,9 @@ feedparser re-parses the whole document with its slow regex-based fallback (abou
 reference, so a 10 MiB file of references would take a minute). ``escape_undefined_entities``
 turns them into text (``&amp;nbsp;``) outside CDATA and comments, so the fast strict parser
 succeeds; HTML bodies still render ``&nbsp;`` as intended.
+
+``inline_safe`` says whether a document has little enough markup to be parsed in the
+poller's own process; heavier ones are parsed in a limited child (adapters.isolate).
 """
 
 from __future__ import annotations
@@ -155,3 +158,20 @@ def escape_undefined_entities(data: bytes) -> tuple[bytes, int]:
 
     fixed = _ENTITY_OR_LITERAL.sub(fix, data)
     return (fixed, count) if count else (data, 0)
+
+
+# Parsing costs per tag and per reference, not per byte: ~35 µs a tag in feedparser, ~100 µs
+# in its fallback parser for malformed XML, and xml.sax looks attributes up in a list, so one
+# element's cost grows with the square of its attributes. Documents under both limits are
+# parsed in-process (ordinary feeds have a few hundred tags and references: the fixtures in
+# tests/adapters/fixtures have at most 174); the worst document just under them costs about
+# a second (tests/security/test_parse_bounds.py). The rest go to adapters.isolate.
+INLINE_MARKUP = 10_000  # "<" and "&": tags, escaped tags and references
+INLINE_EQUALS = 1_000  # "=": attributes, quadratic per element
+
+
+def inline_safe(data: bytes) -> bool:
+    """Whether *data* may be parsed without CPU and memory limits (a few µs per 100 kB)."""
+    if data.count(b"=") > INLINE_EQUALS:
+        return False
+    return data.count(b"<") + data.count(b"&") <= INLINE_MARKUP
