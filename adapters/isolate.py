@@ -32,14 +32,18 @@ WALL_SECONDS = 30  # a child starved of CPU on a busy machine still ends
 _children = threading.BoundedSemaphore(2)
 
 TOO_COMPLEX = (
-    "The feed is too costly to read: parsing it needed more than {cpu} s of processor time "
-    "or {mem} MiB of memory, as it has unusually many tags, attributes, nesting levels or "
-    "entity references. It was refused; the blog's feed template needs fixing."
+    "The feed is too costly to read: {reason}. It was refused; the blog's feed template "
+    "needs fixing."
 )
 
 
 def _refusal() -> FeedTooComplex:
-    return FeedTooComplex(TOO_COMPLEX.format(cpu=CPU_SECONDS, mem=MEMORY_BYTES // MiB))
+    reason = (
+        f"parsing it needed more than {CPU_SECONDS} s of processor time or "
+        f"{MEMORY_BYTES // MiB} MiB of memory, as it has unusually many tags, attributes, "
+        "nesting levels or entity references"
+    )
+    return FeedTooComplex(TOO_COMPLEX.format(reason=reason))
 
 
 def parse_in_child(body: bytes, headers: Mapping[str, str], kind: str | None) -> ParsedFeed:

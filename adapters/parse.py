@@ -16,10 +16,15 @@ import feedparser
 from adapters.base import FeedWarning, ParsedFeed
 from adapters.common import get
 from adapters.detect import adapter_for, detect_kind
-from adapters.errors import NotAFeed
-from adapters.isolate import parse_in_child
+from adapters.errors import FeedTooComplex, NotAFeed
+from adapters.isolate import TOO_COMPLEX, parse_in_child
 from adapters.jsonfeed import looks_like_json, parse_json_feed
-from adapters.xmlguard import escape_undefined_entities, inline_safe, strip_doctype
+from adapters.xmlguard import (
+    complexity_refusal,
+    escape_undefined_entities,
+    inline_safe,
+    strip_doctype,
+)
 
 _HTML_START = (b"<!doctype html", b"<html")
 
@@ -106,6 +111,9 @@ def parse_feed(
     elif not isolated and not inline_safe(body):
         if body.lstrip()[:20].lower().startswith(_HTML_START):
             raise _not_a_feed(body, content_type)  # a big home page: no child for that
+        reason = complexity_refusal(body)
+        if reason:
+            raise FeedTooComplex(TOO_COMPLEX.format(reason=reason))
         return parse_in_child(body, headers, kind)
     else:
         parsed, warnings = parse_with_feedparser(body, headers)

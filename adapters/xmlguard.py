@@ -175,3 +175,31 @@ def inline_safe(data: bytes) -> bool:
     if data.count(b"=") > INLINE_EQUALS:
         return False
     return data.count(b"<") + data.count(b"&") <= INLINE_MARKUP
+
+
+# Beyond these a document would outrun adapters.isolate's CPU limit anyway (at ~35 µs a tag
+# or reference, 4 s is ~100,000 of them), so it is refused at once, with the reason, instead
+# of spending 4 s finding out. Only heavy documents (not inline_safe) are counted.
+MAX_TAGS = 150_000
+MAX_REFERENCES = 200_000
+MAX_UNCLOSED = 50_000  # "<a>" without "</a>"; generous, as CDATA may hold <br> and <img>
+MAX_ATTRIBUTES = 256  # on one element
+_LONG_TAG = re.compile(rb"<[^<>]{%d,}" % (MAX_ATTRIBUTES * 4))  # 'a="x" ' is 4+ bytes each
+
+
+def complexity_refusal(data: bytes) -> str | None:
+    """Why *data* is certainly too costly to parse, in words, or None (then it may be)."""
+    tags = data.count(b"<")
+    if tags > MAX_TAGS:
+        return f"it has {tags:,} tags (at most {MAX_TAGS:,})"
+    references = data.count(b"&")
+    if references > MAX_REFERENCES:
+        return f"it has {references:,} entity references (at most {MAX_REFERENCES:,})"
+    closed = data.count(b"</") + data.count(b"/>") + data.count(b"<?") + data.count(b"<!")
+    if tags - 2 * closed > MAX_UNCLOSED:  # each "</" closes one "<" and is one itself
+        return f"about {tags - 2 * closed:,} of its elements are never closed"
+    for tag in _LONG_TAG.finditer(data):
+        attributes = tag.group().count(b"=")
+        if attributes > MAX_ATTRIBUTES:
+            return f"an element has {attributes:,} attributes (at most {MAX_ATTRIBUTES})"
+    return None
