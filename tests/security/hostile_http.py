@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import socket
+import ssl
 import threading
 import time
 
@@ -35,8 +36,10 @@ class DripServer:
         interval: float = 0.1,
         limit: float = 8.0,
         host: str = "127.0.0.1",
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.head, self.drip = head, drip
+        self.tls = tls
         self.interval, self.limit = interval, limit
         self.requests = 0
         self.stopping = threading.Event()
@@ -47,7 +50,8 @@ class DripServer:
         self._thread = threading.Thread(target=self._accept, daemon=True)
 
     def url(self, path: str = "/feed") -> str:
-        return f"http://{self.host}:{self.port}{path}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://{self.host}:{self.port}{path}"
 
     def __enter__(self) -> DripServer:
         self._thread.start()
@@ -68,6 +72,12 @@ class DripServer:
 
     def _answer(self, conn: socket.socket) -> None:
         started = time.monotonic()
+        if self.tls:
+            try:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            except OSError:
+                conn.close()
+                return
         with conn:
             request = b""
             while b"\r\n\r\n" not in request:

@@ -7,6 +7,9 @@ code without the deadline these tests fail on the elapsed time instead of hangin
 
 from __future__ import annotations
 
+import shutil
+import ssl
+import subprocess
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -50,6 +53,39 @@ def test_a_dripping_server_cannot_outlive_the_deadline(shape: str) -> None:
     assert server.requests == 1
     assert elapsed < TOTAL + SLACK
     assert result.status is FetchStatus.FAILED
+    assert result.reason == "The feed took longer than 1 s to download."
+
+
+@pytest.fixture
+def certificate(tmp_path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1: (certificate file, key file)."""
+    if not shutil.which("openssl"):
+        pytest.skip("the openssl command is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    return str(cert), str(key)
+
+
+def test_a_dripping_tls_server_cannot_outlive_the_deadline(certificate) -> None:
+    """Over TLS the reads are SSLSocket's; the deadline holds there too."""
+    cert, key = certificate
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    head, drip = SHAPES["length-drip"]
+    with DripServer(head, drip, tls=tls) as server, short_fetcher() as fetcher:
+        fetcher.session().verify = cert  # this thread's session trusts the test certificate
+        started = time.monotonic()
+        result = fetcher.fetch(FeedState(server.url()), NOW)
+        elapsed = time.monotonic() - started
+    print(f"tls length-drip: fetch ended after {elapsed:.2f} s")
+    assert server.requests == 1  # the handshake succeeded: the body drip is what was cut
+    assert elapsed < TOTAL + SLACK
     assert result.reason == "The feed took longer than 1 s to download."
 
 
