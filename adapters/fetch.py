@@ -329,21 +329,30 @@ class Fetcher:
                 allow_redirects=False,
                 timeout=(self.connect_timeout, self.read_timeout),
             )
-        except requests.exceptions.Timeout as exc:
-            if deadline.expired():
-                message = self._deadline_message()
-            elif isinstance(exc, requests.exceptions.ConnectTimeout):
-                wait = self.connect_timeout
-                message = f"The server did not accept a connection within {wait:g} s."
-            else:
-                message = f"The server did not answer within {self.read_timeout:g} s."
-            raise FeedTimeout(message, url=url) from None
-        except requests.exceptions.SSLError as exc:
-            raise FeedUnreachable(f"Secure connection failed: {exc}", url=url) from None
-        except (requests.exceptions.InvalidURL, urllib3.exceptions.LocationParseError):
-            raise BlockedURL(f"{url!r} is not a valid web address.", url=url) from None
         except requests.exceptions.RequestException as exc:
-            raise FeedUnreachable(f"Could not connect to the server: {exc}", url=url) from None
+            raise self._send_error(url, exc) from None
+        except urllib3.exceptions.LocationParseError:
+            raise BlockedURL(f"{url!r} is not a valid web address.", url=url) from None
+
+    def _send_error(self, url: str, exc: requests.exceptions.RequestException) -> FeedError:
+        """The FeedError for a request that failed before its body. Past the deadline, any
+        failure (a timeout, or a TLS handshake cut short) is the deadline's."""
+        if deadline.expired():
+            return FeedTimeout(self._deadline_message(), url=url)
+        if isinstance(exc, requests.exceptions.ConnectTimeout):
+            wait = self.connect_timeout
+            return FeedTimeout(
+                f"The server did not accept a connection within {wait:g} s.", url=url
+            )
+        if isinstance(exc, requests.exceptions.Timeout):
+            return FeedTimeout(
+                f"The server did not answer within {self.read_timeout:g} s.", url=url
+            )
+        if isinstance(exc, requests.exceptions.SSLError):
+            return FeedUnreachable(f"Secure connection failed: {exc}", url=url)
+        if isinstance(exc, requests.exceptions.InvalidURL):
+            return BlockedURL(f"{url!r} is not a valid web address.", url=url)
+        return FeedUnreachable(f"Could not connect to the server: {exc}", url=url)
 
     def _read(
         self, url: str, final_url: str, moved_to: str | None, response: requests.Response
