@@ -160,26 +160,31 @@ def escape_undefined_entities(data: bytes) -> tuple[bytes, int]:
     return (fixed, count) if count else (data, 0)
 
 
-# Parsing costs per tag and per reference, not per byte: ~35 µs a tag in feedparser, ~100 µs
-# in its fallback parser for malformed XML, and xml.sax looks attributes up in a list, so one
-# element's cost grows with the square of its attributes. Documents under both limits are
-# parsed in-process (ordinary feeds have a few hundred tags and references: the fixtures in
+# Parsing costs per tag and per reference, not per byte: measured on a busy 2-core machine,
+# ~200 µs of CPU a tag in feedparser's fallback parser for malformed XML (less in its strict
+# one), ~15 µs a reference, and xml.sax looks attributes up in a list, so one element's cost
+# grows with the square of its attributes. Documents under all three limits are parsed
+# in-process (ordinary feeds have a few hundred tags and references: the fixtures in
 # tests/adapters/fixtures have at most 174); the worst document just under them costs about
-# a second (tests/security/test_parse_bounds.py). The rest go to adapters.isolate.
-INLINE_MARKUP = 10_000  # "<" and "&": tags, escaped tags and references
+# 2 s of CPU there. The rest go to adapters.isolate.
+INLINE_TAGS = 10_000  # "<"
+INLINE_REFERENCES = 30_000  # "&": escaped HTML, entity and character references
 INLINE_EQUALS = 1_000  # "=": attributes, quadratic per element
 
 
 def inline_safe(data: bytes) -> bool:
     """Whether *data* may be parsed without CPU and memory limits (a few µs per 100 kB)."""
-    if data.count(b"=") > INLINE_EQUALS:
-        return False
-    return data.count(b"<") + data.count(b"&") <= INLINE_MARKUP
+    return (
+        data.count(b"<") <= INLINE_TAGS
+        and data.count(b"&") <= INLINE_REFERENCES
+        and data.count(b"=") <= INLINE_EQUALS
+    )
 
 
-# Beyond these a document would outrun adapters.isolate's CPU limit anyway (at ~35 µs a tag
-# or reference, 4 s is ~100,000 of them), so it is refused at once, with the reason, instead
-# of spending 4 s finding out. Only heavy documents (not inline_safe) are counted.
+# Beyond these a document would outrun adapters.isolate's CPU limit anyway (even feedparser's
+# strict parser needs ~35 µs a tag, so 4 s is at most ~100,000 tags), so it is refused at
+# once, with the reason, instead of spending 4 s finding out. Only heavy documents (not
+# inline_safe) are counted.
 MAX_TAGS = 150_000
 MAX_REFERENCES = 200_000
 MAX_UNCLOSED = 50_000  # "<a>" without "</a>"; generous, as CDATA may hold <br> and <img>
