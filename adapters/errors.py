@@ -30,6 +30,12 @@ class FeedTooLarge(FeedError):
     reason = "too_large"
 
 
+class FeedTooComplex(FeedError):
+    """Parsing the feed would cost too much processor time or memory (adapters.isolate)."""
+
+    reason = "too_complex"
+
+
 class FeedTimeout(FeedError):
     """The server did not connect or answer in time."""
 

@@ -12,7 +12,11 @@ adapters.schedule). Rules, after rss2email:
   exponentially but keep being retried; 429/503 honour Retry-After;
 - a bot-protection page (403 + HTML, Cloudflare's ``cf-mitigated``) is reported as such;
 - the decoded body is capped (10 MiB): streamed and abandoned past the cap;
-- every connection goes through the SSRF guard (adapters.ssrf).
+- every connection goes through the SSRF guard (adapters.ssrf);
+- one deadline (``total_timeout``, PBP_FETCH_TOTAL_SECONDS) bounds the whole exchange:
+  waiting for a host slot, DNS, connect, headers, body and redirects, at the socket
+  (adapters.deadline), so a server dripping bytes cannot hold a fetch past it. ``budget()``
+  gives several fetches one such deadline (a blog's poll, a discovery).
 
 Thread-safe: each thread gets its own ``requests.Session`` (requests does not promise that a
 Session is thread-safe); its connection pool keeps keep-alive connections per host.
@@ -24,7 +28,7 @@ import contextlib
 import hashlib
 import importlib.metadata
 import threading
-import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -34,7 +38,7 @@ from urllib.parse import urljoin
 import requests
 import urllib3.exceptions
 
-from adapters import schedule
+from adapters import deadline, schedule
 from adapters.errors import (
     BlockedURL,
     ChallengePage,
@@ -187,7 +191,7 @@ def content_hash(body: bytes) -> str:
 
 class Fetcher:
     """HTTP for feeds. Timeouts, body cap and the SSRF policy are parameters (tests shrink
-    them; production uses 5 s connect, 15 s read, 10 MiB)."""
+    them; production uses 5 s connect, 15 s read, 30 s in all, 10 MiB)."""
 
     def __init__(
         self,
@@ -197,7 +201,7 @@ class Fetcher:
         allowed_networks: tuple[str, ...] = (),
         connect_timeout: float = 5.0,
         read_timeout: float = 15.0,
-        total_timeout: float = 60.0,
+        total_timeout: float = 30.0,
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_redirects: int = 5,
         interval: timedelta = schedule.DEFAULT_INTERVAL,
@@ -238,16 +242,30 @@ class Fetcher:
                 self._sessions.append(session)
         return session
 
-    def host_slot(self, host: str) -> threading.BoundedSemaphore | contextlib.nullcontext:
+    @contextlib.contextmanager
+    def host_slot(self, host: str, url: str = "") -> Iterator[None]:
         """Limits concurrent requests to one host across all threads (politeness: many
-        players may share a blog host)."""
+        players may share a blog host). Waiting for a slot counts against the deadline."""
         if not self.max_per_host:
-            return contextlib.nullcontext()
+            yield
+            return
         with self._lock:
             slot = self._host_slots.get(host)
             if slot is None:
                 slot = self._host_slots[host] = threading.BoundedSemaphore(self.max_per_host)
-        return slot
+        if not slot.acquire(timeout=max(deadline.remaining() or 0, 0)):
+            raise FeedTimeout(self._deadline_message(), url=url or None)
+        try:
+            yield
+        finally:
+            slot.release()
+
+    def budget(self) -> contextlib.AbstractContextManager[None]:
+        """Every fetch inside ends within ``total_timeout`` of now, all of them together."""
+        return deadline.deadline(self.total_timeout)
+
+    def _deadline_message(self) -> str:
+        return f"The feed took longer than {self.total_timeout:g} s to download."
 
     def close(self) -> None:
         with self._lock:
@@ -269,13 +287,17 @@ class Fetcher:
         Returns the final answer whatever its status; raises FeedError subclasses for
         transport problems, blocked URLs, redirect loops and bodies over the cap.
         """
+        with self.budget():
+            return self._request(url, headers)
+
+    def _request(self, url: str, headers: dict[str, str] | None) -> Document:
         current = url
         seen = {url}
         moved_to: str | None = None
         all_permanent = True
         for _ in range(self.max_redirects + 1):
             _, host, _ = split_url(current)  # addresses are checked when connecting
-            with self.host_slot(host):
+            with self.host_slot(host, current):
                 response = self._send(current, headers or {})
                 try:
                     location = response.headers.get("location")
@@ -307,21 +329,30 @@ class Fetcher:
                 allow_redirects=False,
                 timeout=(self.connect_timeout, self.read_timeout),
             )
-        except requests.exceptions.ConnectTimeout:
-            raise FeedTimeout(
-                f"The server did not accept a connection within {self.connect_timeout:g} s.",
-                url=url,
-            ) from None
-        except requests.exceptions.ReadTimeout:
-            raise FeedTimeout(
-                f"The server did not answer within {self.read_timeout:g} s.", url=url
-            ) from None
-        except requests.exceptions.SSLError as exc:
-            raise FeedUnreachable(f"Secure connection failed: {exc}", url=url) from None
-        except (requests.exceptions.InvalidURL, urllib3.exceptions.LocationParseError):
-            raise BlockedURL(f"{url!r} is not a valid web address.", url=url) from None
         except requests.exceptions.RequestException as exc:
-            raise FeedUnreachable(f"Could not connect to the server: {exc}", url=url) from None
+            raise self._send_error(url, exc) from None
+        except urllib3.exceptions.LocationParseError:
+            raise BlockedURL(f"{url!r} is not a valid web address.", url=url) from None
+
+    def _send_error(self, url: str, exc: requests.exceptions.RequestException) -> FeedError:
+        """The FeedError for a request that failed before its body. Past the deadline, any
+        failure (a timeout, or a TLS handshake cut short) is the deadline's."""
+        if deadline.expired():
+            return FeedTimeout(self._deadline_message(), url=url)
+        if isinstance(exc, requests.exceptions.ConnectTimeout):
+            wait = self.connect_timeout
+            return FeedTimeout(
+                f"The server did not accept a connection within {wait:g} s.", url=url
+            )
+        if isinstance(exc, requests.exceptions.Timeout):
+            return FeedTimeout(
+                f"The server did not answer within {self.read_timeout:g} s.", url=url
+            )
+        if isinstance(exc, requests.exceptions.SSLError):
+            return FeedUnreachable(f"Secure connection failed: {exc}", url=url)
+        if isinstance(exc, requests.exceptions.InvalidURL):
+            return BlockedURL(f"{url!r} is not a valid web address.", url=url)
+        return FeedUnreachable(f"Could not connect to the server: {exc}", url=url)
 
     def _read(
         self, url: str, final_url: str, moved_to: str | None, response: requests.Response
@@ -343,7 +374,6 @@ class Fetcher:
     def _read_body(
         self, url: str, response: requests.Response, limit: int, *, truncate: bool
     ) -> bytes:
-        deadline = time.monotonic() + self.total_timeout
         chunks: list[bytes] = []
         total = 0
         try:
@@ -355,18 +385,17 @@ class Fetcher:
                         break
                     raise FeedTooLarge(self._too_large_message(), url=url)
                 chunks.append(chunk)
-                if time.monotonic() > deadline:
-                    raise FeedTimeout(
-                        f"The feed took longer than {self.total_timeout:g} s to download.",
-                        url=url,
-                    )
         except requests.exceptions.ConnectionError as exc:
+            if deadline.expired():
+                raise FeedTimeout(self._deadline_message(), url=url) from None
             if isinstance(exc.args[0] if exc.args else None, urllib3.exceptions.ReadTimeoutError):
                 raise FeedTimeout(
                     f"The server stopped sending for {self.read_timeout:g} s.", url=url
                 ) from None
             raise FeedUnreachable(f"The download broke off: {exc}", url=url) from None
         except requests.exceptions.RequestException as exc:
+            if deadline.expired():
+                raise FeedTimeout(self._deadline_message(), url=url) from None
             raise FeedUnreachable(f"The download broke off: {exc}", url=url) from None
         return b"".join(chunks)
 

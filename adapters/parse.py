@@ -16,9 +16,15 @@ import feedparser
 from adapters.base import FeedWarning, ParsedFeed
 from adapters.common import get
 from adapters.detect import adapter_for, detect_kind
-from adapters.errors import NotAFeed
+from adapters.errors import FeedTooComplex, NotAFeed
+from adapters.isolate import TOO_COMPLEX, parse_in_child
 from adapters.jsonfeed import looks_like_json, parse_json_feed
-from adapters.xmlguard import escape_undefined_entities, strip_doctype
+from adapters.xmlguard import (
+    complexity_refusal,
+    escape_undefined_entities,
+    inline_safe,
+    strip_doctype,
+)
 
 _HTML_START = (b"<!doctype html", b"<html")
 
@@ -81,13 +87,19 @@ def parse_with_feedparser(body: bytes, headers: Mapping[str, str]) -> tuple[obje
 
 
 def parse_feed(
-    body: bytes, headers: Mapping[str, str] | None = None, kind: str | None = None
+    body: bytes,
+    headers: Mapping[str, str] | None = None,
+    kind: str | None = None,
+    *,
+    isolated: bool = False,
 ) -> ParsedFeed:
     """Parse a feed document. *kind* is the referee's dialect override (``None``: detect).
 
     *headers* are the HTTP response headers (``content-type`` charset matters; a
     ``content-location`` header is used as the base for relative links). Raises NotAFeed for
-    HTML pages and garbage, UnknownDialect for a bad *kind*.
+    HTML pages and garbage, UnknownDialect for a bad *kind*, FeedTooComplex for markup that
+    would cost too much to parse (see adapters.isolate; *isolated* is set there, in the
+    child process that parses heavy documents).
     """
     headers = {k.lower(): v for k, v in (headers or {}).items()}
     content_type = headers.get("content-type", "")
@@ -96,6 +108,13 @@ def parse_feed(
     warnings: list[FeedWarning] = []
     if looks_like_json(body, content_type):
         parsed = parse_json_feed(body)
+    elif not isolated and not inline_safe(body):
+        if body.lstrip()[:20].lower().startswith(_HTML_START):
+            raise _not_a_feed(body, content_type)  # a big home page: no child for that
+        reason = complexity_refusal(body)
+        if reason:
+            raise FeedTooComplex(TOO_COMPLEX.format(reason=reason))
+        return parse_in_child(body, headers, kind)
     else:
         parsed, warnings = parse_with_feedparser(body, headers)
         if not get(parsed, "version") and not get(parsed, "entries"):

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -28,7 +30,8 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
-from adapters.errors import BlockedURL, FeedUnreachable
+from adapters import deadline
+from adapters.errors import BlockedURL, FeedTimeout, FeedUnreachable
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -57,10 +60,35 @@ class AddressPolicy:
         return blocked_reason(address)
 
 
+# Ranges the ipaddress module still counts as global. fec0::/10 (site-local) was deprecated
+# but routers may still route it inside a site; 192.88.99.0/24 is the old 6to4 relay
+# anycast prefix, whose relays would unwrap a packet onto whatever IPv4 address it carries.
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+_6TO4_RELAY = ipaddress.ip_network("192.88.99.0/24")
+
+
+def _tunnelled(address: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
+    """The IPv4 address a 6to4 (2002::/16) or Teredo (2001::/32) address delivers to."""
+    if address.sixtofour is not None:
+        return "6to4", address.sixtofour
+    if address.teredo is not None:
+        return "Teredo", address.teredo[1]  # (server, client): packets go to the client
+    return None
+
+
 def blocked_reason(address: IPAddress) -> str | None:
     """The category that makes *address* unsafe to fetch from, or None for public addresses."""
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        tunnel = _tunnelled(address)
+        inner = tunnel and blocked_reason(tunnel[1])
+        if inner:
+            return f"{tunnel[0]}-wrapped {inner}"
+        if address in _SITE_LOCAL:
+            return "site-local"
+    elif address in _6TO4_RELAY:
+        return "6to4 relay anycast"
     checks = (
         ("loopback", address.is_loopback),
         ("unspecified", address.is_unspecified),
@@ -96,6 +124,42 @@ def resolve(host: str, port: int) -> list[tuple]:
     return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
 
 
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def resolve_in_time(host: str, port: int) -> list[tuple]:
+    """``resolve``, given up on when the thread's deadline passes.
+
+    getaddrinfo has no timeout of its own (a slow DNS server for the blog's domain holds it
+    for as long as the resolver retries), so under a deadline it runs in a thread of its own
+    that is left to finish in the background. Addresses need no lookup: no thread.
+    """
+    left = deadline.remaining()
+    if left is None or _is_address(host):
+        return resolve(host, port)
+    outcome: list = []
+
+    def lookup() -> None:
+        try:
+            outcome.append(resolve(host, port))
+        except Exception as exc:  # handed to the waiting thread below
+            outcome.append(exc)
+
+    worker = threading.Thread(target=lookup, name="pbp-dns", daemon=True)
+    worker.start()
+    worker.join(max(left, 0))
+    if not outcome:
+        raise FeedTimeout(f"The host name {host!r} did not resolve in time.")
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
 def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[tuple]:
     """Resolve *host* and return its addrinfo tuples, or raise BlockedURL if ANY is refused.
 
@@ -103,7 +167,7 @@ def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[tuple
     the connection would happen to try first.
     """
     try:
-        infos = resolve(host, port)
+        infos = resolve_in_time(host, port)
     except (socket.gaierror, UnicodeError) as exc:
         raise FeedUnreachable(f"The host name {host!r} could not be resolved ({exc}).") from None
     if not infos:
@@ -132,7 +196,10 @@ def check_url(url: str, *, allow_private: bool = False, policy: AddressPolicy | 
 
 
 class _GuardedConnectionMixin:
-    """Replace urllib3's socket creation: resolve, validate, connect to the validated IP."""
+    """Replace urllib3's socket creation: resolve, validate, connect to the validated IP.
+
+    The socket is a DeadlineSocket (and, once TLS is on, a DeadlineSSLSocket), so the
+    fetcher's deadline bounds every step of the exchange (adapters.deadline)."""
 
     policy: AddressPolicy = AddressPolicy()
 
@@ -141,14 +208,14 @@ class _GuardedConnectionMixin:
         infos = checked_addresses(host, self.port, self.policy)
         last_error: OSError | None = None
         for family, socktype, proto, _, sockaddr in infos:
-            sock = socket.socket(family, socktype, proto)
+            sock = deadline.DeadlineSocket(family, socktype, proto)
             try:
                 for option in self.socket_options or ():
                     sock.setsockopt(*option)
                 if self.timeout is None or isinstance(self.timeout, int | float):
                     sock.settimeout(self.timeout)  # else urllib3's 'default' sentinel
                 sock.connect(sockaddr)
-            except TimeoutError as exc:
+            except TimeoutError as exc:  # DeadlineExceeded too
                 sock.close()
                 raise ConnectTimeoutError(
                     self, f"Connection to {self.host} timed out. (connect timeout={self.timeout})"
@@ -164,6 +231,11 @@ class _GuardedConnectionMixin:
                 raise BlockedURL(f"Connected to a {reason} address ({peer}); refused.")
             return sock
         raise NewConnectionError(self, f"Failed to establish a new connection: {last_error}")
+
+    def connect(self) -> None:
+        super().connect()
+        if isinstance(self.sock, ssl.SSLSocket):
+            self.sock = deadline.bound_tls(self.sock)
 
 
 def guarded_adapter(policy: AddressPolicy, **kwargs) -> requests.adapters.HTTPAdapter:

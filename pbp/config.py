@@ -78,4 +78,7 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "PBP_POLL_LEASE_SECONDS": float(env.get("PBP_POLL_LEASE_SECONDS") or 600),
         "PBP_FETCH_CONNECT_TIMEOUT": float(env.get("PBP_FETCH_CONNECT_TIMEOUT") or 5),
         "PBP_FETCH_READ_TIMEOUT": float(env.get("PBP_FETCH_READ_TIMEOUT") or 15),
+        # Wall-clock limit on one fetch, and on all the fetches of one blog's poll or one
+        # discovery together: a server dripping bytes cannot hold a poll pass or a web thread.
+        "PBP_FETCH_TOTAL_SECONDS": float(env.get("PBP_FETCH_TOTAL_SECONDS") or 30),
     }

@@ -91,7 +91,15 @@ def set_builtin_blog(
 
 
 def find_feed(*, url: str, fetcher: Fetcher, allow_private: bool) -> DiscoveredFeed:
-    """The best feed for *url* that really is a feed; UserError with the reason if none."""
+    """The best feed for *url* that really is a feed; UserError with the reason if none.
+
+    The home page, every guessed address and every linked feed share one deadline
+    (PBP_FETCH_TOTAL_SECONDS): a blog that drips its answers cannot hold the web thread."""
+    with fetcher.budget():
+        return _find_feed(url=url, fetcher=fetcher, allow_private=allow_private)
+
+
+def _find_feed(*, url: str, fetcher: Fetcher, allow_private: bool) -> DiscoveredFeed:
     try:
         check_url(url, allow_private=allow_private)
         candidates = discover_feeds(url, fetcher=fetcher)

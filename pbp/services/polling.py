@@ -104,6 +104,7 @@ def fetcher_from_config(config) -> Fetcher:
         allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
         connect_timeout=float(config.get("PBP_FETCH_CONNECT_TIMEOUT", 5)),
         read_timeout=float(config.get("PBP_FETCH_READ_TIMEOUT", 15)),
+        total_timeout=float(config.get("PBP_FETCH_TOTAL_SECONDS", 30)),
         interval=DEFAULT_INTERVAL,
         max_per_host=int(config.get("PBP_POLL_PER_HOST", 2)),
     )
@@ -328,27 +329,30 @@ def _poll(
     mail: MailSettings | None = None,
 ) -> PollOutcome:
     renew()
-    result = fetcher.fetch(job.state, now, interval=_interval(job.deadline, now))
-    outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
-    if _nothing_new(job, result):
-        record = _nothing_new_record(job.blog_id, result, now)
-        if records:
-            records.add(record, outcome)
-        else:
-            _write_records(engine, [record])
-        return outcome
-    documents: list[ParsedFeed] = []
-    comment_counts: dict[str, int | None] = {}
-    if result.status is FetchStatus.OK:
-        counts = functools.cache(functools.partial(_comment_counts, engine, job.blog_id))
-        try:
-            documents, comment_counts = _read_documents(
-                fetcher, result, job.kind, counts, job.first_poll, now, outcome, renew
-            )
-        except FeedError as exc:
-            outcome.status, outcome.error = "not_a_feed", exc.message
-    elif result.failed:
-        outcome.error = result.reason
+    # One deadline for the feed, its further pages and its comment feeds: a blog that drips
+    # its answers holds a lane for PBP_FETCH_TOTAL_SECONDS at most, not that per document.
+    with fetcher.budget():
+        result = fetcher.fetch(job.state, now, interval=_interval(job.deadline, now))
+        outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
+        if _nothing_new(job, result):
+            record = _nothing_new_record(job.blog_id, result, now)
+            if records:
+                records.add(record, outcome)
+            else:
+                _write_records(engine, [record])
+            return outcome
+        documents: list[ParsedFeed] = []
+        comment_counts: dict[str, int | None] = {}
+        if result.status is FetchStatus.OK:
+            counts = functools.cache(functools.partial(_comment_counts, engine, job.blog_id))
+            try:
+                documents, comment_counts = _read_documents(
+                    fetcher, result, job.kind, counts, job.first_poll, now, outcome, renew
+                )
+            except FeedError as exc:
+                outcome.status, outcome.error = "not_a_feed", exc.message
+        elif result.failed:
+            outcome.error = result.reason
     _store(
         engine, job.blog_id, job.campaign_id, result, documents, comment_counts, now, outcome, mail
     )

@@ -66,6 +66,7 @@ def no_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("a socket was opened")
 
     monkeypatch.setattr("adapters.ssrf.socket.socket", refuse)
+    monkeypatch.setattr("adapters.ssrf.deadline.DeadlineSocket", refuse)  # what fetches open
 
 
 @pytest.mark.parametrize(("url", "reason"), PRIVATE_URLS)
