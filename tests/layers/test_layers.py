@@ -4,14 +4,16 @@ pyproject.toml's `lint-imports` contracts use (.ci/run runs `lint-imports` itsel
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import grimp
-import pytest
 
+import pbp.rules
 from pbp.rules.cards import CardError
 from pbp.rules.dice import RollError
 from pbp.rules.errors import RulesError
@@ -30,9 +32,20 @@ def test_importing_the_rules_and_the_adapters_loads_no_web_framework_or_database
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("error", [RollError, CardError])
-def test_the_rules_errors_derive_from_their_own_base_not_from_pbp(error):
-    assert issubclass(error, RulesError)
+def _rules_exceptions():
+    for info in pkgutil.iter_modules(pbp.rules.__path__):
+        module = importlib.import_module(f"pbp.rules.{info.name}")
+        for value in vars(module).values():
+            is_error = isinstance(value, type) and issubclass(value, Exception)
+            if is_error and value.__module__ == module.__name__:
+                yield value
+
+
+def test_every_refusal_the_rules_raise_derives_from_their_own_base():
+    # ScriptExhausted is a mistake in a test's scripted dice, not a refusal for a player.
+    refusals = {e for e in _rules_exceptions() if e.__name__ != "ScriptExhausted"}
+    assert {RollError, CardError, RulesError} <= refusals
+    assert all(issubclass(e, RulesError) for e in refusals)
     assert RulesError.__mro__ == (RulesError, Exception, BaseException, object)
 
 
