@@ -61,20 +61,23 @@ campaign="$(grep -o "http://127.0.0.1:$port/c/[^ ]*" <<<"$seeded" | head -1)"
 say "serving on 127.0.0.1:$port"
 "$pbp" serve --port "$port" --no-scheduler >"$work/serve.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 100); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+# Up to two minutes to boot: a loaded CI machine imports the whole app slowly.
+deadline=$((SECONDS + 120))
+until curl -s -o /dev/null "http://127.0.0.1:$port/"; do
   kill -0 "$server_pid" 2>/dev/null || fail "pbp serve exited"
-  sleep 0.2
+  [ "$SECONDS" -lt "$deadline" ] || fail "pbp serve did not answer within 120 s"
+  sleep 0.5
 done
 
 check_page() {
   local url="$1" page status css
-  status="$(curl -s -o "$work/page.html" -w '%{http_code}' "$url")"
+  status="$(curl -s -o "$work/page.html" -w '%{http_code}' "$url")" || fail "$url: curl failed"
   [ "$status" = 200 ] || fail "$url answered $status"
   css="$(grep -o '<link rel="stylesheet" href="[^"]*"' "$work/page.html" | head -1 | sed 's/.*href="//; s/"$//')"
   [ -n "$css" ] || fail "$url links no stylesheet"
   case "$css" in http*) ;; *) css="http://127.0.0.1:$port$css" ;; esac
-  status="$(curl -s -o "$work/style.css" -w '%{http_code} %{content_type}' "$css")"
+  status="$(curl -s -o "$work/style.css" -w '%{http_code} %{content_type}' "$css")" ||
+    fail "$css: curl failed"
   case "$status" in "200 text/css"*) ;; *) fail "$css (linked from $url) answered $status" ;; esac
   [ -s "$work/style.css" ] || fail "$css is empty"
   say "$url: 200, stylesheet $css served"
