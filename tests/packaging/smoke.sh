@@ -26,15 +26,16 @@ say "building sdist and wheel"
   { cat "$work/build.log" >&2; fail "build"; }
 wheel="$(ls "$work"/dist/*.whl)"
 listing="$("$python" -m zipfile -l "$wheel")"
-for needed in templates/base.html templates/campaign.html templates/mail/_footer.txt \
-  templates/archive/archive.css pbp/static/pbp.css pbp/migrations/env.py \
-  pbp/migrations/script.py.mako pbp/migrations/versions/0001_initial_schema.py; do
-  grep -q "^$needed " <<<"$listing" || fail "the wheel lacks $needed"
-done
+# Every template, static file and migration of the checkout (git's list, so nothing untracked).
+needed="$(git -C "$checkout" ls-files templates pbp/static pbp/migrations)"
+[ -n "$needed" ] || fail "no templates, static files or migrations found in $checkout"
+while read -r file; do
+  grep -q "^$file " <<<"$listing" || fail "the wheel lacks $file"
+done <<<"$needed"
 for unwanted in pbp/bench_cli.py tests/; do
   if grep -q "^$unwanted" <<<"$listing"; then fail "the wheel carries $unwanted"; fi
 done
-say "wheel carries $(grep -c '^templates/' <<<"$listing") template files, the CSS and the migrations"
+say "the wheel carries all $(wc -l <<<"$needed") templates, static files and migrations"
 
 say "installing the wheel into a fresh virtual environment (lowest dependency versions)"
 "$python" -m venv "$work/venv"
