@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from adapters.base import FeedEntry, FeedNote, Parsed, fallback_key
 from adapters.mood import extract_mood
-from pbp.sanitize import clean_html, clean_text, text_to_html
+from adapters.sanitize import clean_html, clean_text, text_to_html
 
 THREAD_NS = "http://purl.org/syndication/thread/1.0"
 HTML_TYPES = ("text/html", "application/xhtml+xml", "html", "xhtml")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 from adapters.base import Parsed
 from adapters.common import generator_name, get, host_of, namespace_prefix, safe_url
 from adapters.livejournal import LiveJournalAdapter, _is_lj_ns
-from pbp.sanitize import clean_text
+from adapters.sanitize import clean_text
 
 
 def _is_dw_ns(uri: str) -> bool:

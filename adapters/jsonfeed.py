@@ -2,7 +2,7 @@
 
 Autodiscovery finds ``application/feed+json`` links, so we read them too, by reshaping the JSON
 into the dict layout feedparser produces; the generic adapter then handles it like any feed.
-Nothing in it is trusted: all text still goes through pbp.sanitize.
+Nothing in it is trusted: all text still goes through adapters.sanitize.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from adapters.common import (
     ns_get,
     to_int,
 )
-from pbp.sanitize import clean_text
+from adapters.sanitize import clean_text
 
 LJ_NS = "http://www.livejournal.org/rss/lj/1.0/"
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -12,7 +12,7 @@ from typing import Any
 
 from adapters.base import Parsed
 from adapters.common import FeedAdapter, generator_name, get
-from pbp.sanitize import clean_text
+from adapters.sanitize import clean_text
 
 _STATUS_URL = re.compile(r"https?://[^/]+/@[^/]+/\d+$")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import re
 
-from pbp.sanitize import clean_text
+from adapters.sanitize import clean_text
 
 MAX_MOOD_LENGTH = 100
 

@@ -77,7 +77,7 @@ def parse_with_feedparser(body: bytes, headers: Mapping[str, str]) -> tuple[obje
                 "valid XML); they were kept as text.",
             )
         )
-    # sanitize_html=False: nh3 (pbp.sanitize) cleans every title and body afterwards, and
+    # sanitize_html=False: nh3 (adapters.sanitize) cleans every title and body afterwards, and
     # feedparser's own sanitizer was ~45% of parse time in measurements.
     parsed = feedparser.parse(io.BytesIO(body), response_headers=dict(headers), sanitize_html=False)
     bozo = _bozo_warning(parsed)

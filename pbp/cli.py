@@ -15,8 +15,7 @@ from flask.cli import FlaskGroup, with_appcontext
 
 from pbp import create_app, db, migrate
 from pbp.accounts_cli import token_group, user_group
-from pbp.bench_cli import bench
-from pbp.errors import PbpError
+from pbp.errors import PbpError, RulesError
 from pbp.forum_cli import verify_rolls
 
 
@@ -65,7 +64,7 @@ def db_upgrade() -> None:
     try:
         db.check_connection(_engine())
         before, after = migrate.upgrade(_engine())
-    except PbpError as exc:
+    except (PbpError, RulesError) as exc:
         _fail(exc)
     finally:
         _engine().dispose()  # a one-shot command leaves no pooled connection behind
@@ -79,7 +78,7 @@ def _ready_engine():
     try:
         db.check_connection(_engine())
         migrate.require_current(_engine())
-    except PbpError as exc:
+    except (PbpError, RulesError) as exc:
         _fail(exc)
 
 
@@ -120,7 +119,7 @@ def poll(once: bool, slug: str | None) -> None:
     bar = PollProgress(sys.stderr)
     try:
         summary = polling.poll_once(app, slug=slug, progress=bar)
-    except PbpError as exc:
+    except (PbpError, RulesError) as exc:
         _fail(exc)
     finally:
         bar.finish()
@@ -178,7 +177,7 @@ def demo(port: int, no_serve: bool) -> None:
     try:
         db.check_connection(_engine())
         migrate.upgrade(_engine())
-    except PbpError as exc:
+    except (PbpError, RulesError) as exc:
         _fail(exc)
     app.config["PBP_ALLOW_PRIVATE_FEEDS"] = True
     feeds = demo_module.start_feed_server(app)
@@ -214,11 +213,10 @@ def demo(port: int, no_serve: bool) -> None:
 cli.add_command(verify_rolls)
 cli.add_command(user_group)
 cli.add_command(token_group)
-cli.add_command(bench)
 
 
 def main() -> None:
     try:
         cli(prog_name="pbp")
-    except PbpError as exc:  # raised while building the app, before any command runs
+    except (PbpError, RulesError) as exc:  # raised while building the app, before any command runs
         raise SystemExit(f"Error: {exc}") from None

@@ -1,8 +1,12 @@
 """pbp's own exceptions: each carries a message meant for the person who caused it.
 
 The web layer turns `UserError` into a clear page or JSON problem with `status`;
-the CLI prints the message on one line and exits non-zero.
+the CLI prints the message on one line and exits non-zero. The rules have their own base,
+`pbp.rules.errors.RulesError` (they import nothing from the rest of pbp); `REFUSALS` names
+both, for every place that catches a refusal to show it to the user.
 """
+
+from pbp.rules.errors import RulesError
 
 
 class PbpError(Exception):
@@ -42,3 +46,21 @@ class Forbidden(UserError):
 
 class Conflict(UserError):
     status = 409
+
+
+#: Everything written for the person who caused it: pbp's refusals and the rules'. Both carry
+#: `status`. Catch this, not `UserError` alone, wherever a rule may refuse.
+REFUSALS: tuple[type[Exception], ...] = (UserError, RulesError)
+
+__all__ = [
+    "REFUSALS",
+    "Conflict",
+    "ConfigError",
+    "DatabaseError",
+    "Forbidden",
+    "NotFound",
+    "PbpError",
+    "RulesError",
+    "SchemaBehind",
+    "UserError",
+]

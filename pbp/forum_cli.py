@@ -12,7 +12,7 @@ import json
 
 import click
 
-from pbp.errors import UserError
+from pbp.errors import REFUSALS
 from pbp.services.rolls import verify_export
 
 
@@ -28,7 +28,7 @@ def verify_rolls(export) -> None:
         ) from exc
     try:
         report = verify_export(data)
-    except UserError as exc:
+    except REFUSALS as exc:
         raise click.ClickException(str(exc)) from exc
     if report.ok:
         click.echo(report.summary())

@@ -6,7 +6,7 @@ import re
 
 import markdown
 
-from pbp.sanitize import clean_html, clean_text
+from adapters.sanitize import clean_html, clean_text
 
 EXTENSIONS = ["extra", "sane_lists", "nl2br"]
 

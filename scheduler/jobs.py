@@ -7,13 +7,13 @@ production (`pbp worker`), or inside the single embedded web worker (`pbp serve`
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
 from pbp.db import database
-from pbp.models import utcnow
 from pbp.services import cadence, idempotency, mail, mail_send, polling
 from pbp.services.mail import MailSettings
 
@@ -26,7 +26,9 @@ def poll_feeds(app: Flask) -> None:
 
 def advance_turns(app: Flask) -> None:
     cadence.advance_all_due(
-        engine=database(app).engine, now=utcnow(), mail=MailSettings.from_config(app.config)
+        engine=database(app).engine,
+        now=datetime.now(UTC),
+        mail=MailSettings.from_config(app.config),
     )
 
 

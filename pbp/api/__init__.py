@@ -6,7 +6,7 @@ authenticate with a personal token (`Authorization: Bearer`, made on /account/to
 errors are RFC 9457 problem details; the OpenAPI 3.1 document at /api/v1/openapi.json and
 the page at /api/v1/docs are generated from the route table in pbp.api.registry.
 
-Wiring (pbp.web.init_app, after the other blueprints): `api.init_app(app)`.
+Wiring (pbp.create_app, after pbp.web.init_app): `api.init_app(app)`.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ problems.attach(bp)
 
 def init_app(app: Flask) -> None:
     """Register the API: token auth instead of cookies (so no CSRF token), and problem
-    details for addresses under /api/v1 that match no operation."""
-    from pbp.web.auth import csrf
-
-    csrf.exempt(bp)
+    details for addresses under /api/v1 that match no operation. pbp.web.init_app has set up
+    CSRF protection (Flask-WTF's CSRFProtect, kept in app.extensions) before this runs."""
+    app.extensions["csrf"].exempt(bp)
     app.register_blueprint(bp)
     problems.register_routing_errors(app)

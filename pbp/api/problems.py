@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
-from pbp.errors import UserError
+from pbp.errors import RulesError, UserError
 
 PROBLEM_JSON = "application/problem+json"
 API_PREFIX = "/api/v1"
@@ -86,7 +86,7 @@ def _auth_headers(exc: UserError) -> dict:
     return {}
 
 
-def user_error(exc: UserError) -> Response:
+def user_error(exc: UserError | RulesError) -> Response:
     return problem(
         exc.status, str(exc), errors=getattr(exc, "errors", None), headers=_auth_headers(exc)
     )
@@ -135,6 +135,7 @@ def routing_error_handler(code: int, previous):
 def attach(bp) -> None:
     """The blueprint's own handlers: every error an operation raises."""
     bp.register_error_handler(UserError, user_error)
+    bp.register_error_handler(RulesError, user_error)
     bp.register_error_handler(HTTPException, http_error)
     bp.register_error_handler(IntegrityError, conflict)
     bp.register_error_handler(InternalServerError, server_error)

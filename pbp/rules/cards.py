@@ -23,15 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from pbp.errors import UserError
-
-
-class RulesError(UserError):
-    """An illegal action in a card game; the message tells the player what to do instead.
-
-    A :class:`pbp.errors.UserError`, so the web layer shows it as a clear 400 page or JSON
-    problem, never a 500.
-    """
+from pbp.rules.errors import RulesError  # re-exported: the card games' refusals derive from it
 
 
 class CardError(RulesError):

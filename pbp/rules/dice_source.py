@@ -24,14 +24,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from pbp.errors import UserError
+from pbp.rules.errors import RulesError
 
 # Stored with every roll: if the derivation ever changes, old rolls stay verifiable under
 # the name of the algorithm that made them.
 ALGORITHM = "pbp-dice-1"
 
 
-class RollError(UserError):
+class RollError(RulesError):
     """A roll pbp refuses; the message tells the player what to write instead."""
 
 

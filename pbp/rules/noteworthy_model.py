@@ -14,19 +14,16 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
+# A setting or request a user can get wrong raises RulesError (re-exported here), its message
+# written for that user. The tally itself never raises on odd data: it flags it for the referee.
+from pbp.rules.errors import RulesError
+
 CharacterId = int | str
 EntryId = int | str
 NoteId = int | str
 
 CHALLENGING = "challenging"
 DEFAULT_OPENING_TURNS = 2
-
-
-class RulesError(Exception):
-    """A setting or request a user can get wrong; the message is written for that user.
-
-    The tally itself never raises on odd data: it flags it for the referee instead.
-    """
 
 
 # --- enums -----------------------------------------------------------------------------------

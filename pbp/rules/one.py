@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from pbp.errors import UserError
 from pbp.rules.dice_source import DiceSource
+from pbp.rules.errors import RulesError
 
 STATS = ("STR", "INT", "DEX", "HLT", "SPD")
 STAT_MIN, STAT_MAX = 2, 12
@@ -60,7 +60,7 @@ SKILLS: Mapping[str, str | None] = MappingProxyType(
 )
 
 
-class SheetError(UserError):
+class SheetError(RulesError):
     """A character sheet that breaks the creation rules; `problems` lists every one."""
 
     def __init__(self, problems: list[str]):

@@ -11,8 +11,8 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from pbp.errors import UserError
 from pbp.rules.dice_source import DiceSource
+from pbp.rules.errors import RulesError
 from pbp.rules.one import Check, Condition, condition_for, contest_of_skill, wound_modifier
 
 SEGMENTS = 12
@@ -23,7 +23,7 @@ LARGE_SHIELD_OWN_PENALTY = -1
 _EXTRA_ACTIONS = {13: (12,), 14: (6, 12), 15: (4, 8, 12)}
 
 
-class CombatError(UserError):
+class CombatError(RulesError):
     """An action the combat rules do not allow at this point; the message says why."""
 
 

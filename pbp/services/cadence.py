@@ -153,7 +153,7 @@ def _wait(session, campaign, turn, reason, outcome="closed, waiting") -> Advance
 def advance_all_due(*, engine, now: datetime, mail=None) -> list[Advance]:
     """The scheduler's job: each overdue campaign in its own transaction."""
     from pbp.db import writing
-    from pbp.errors import PbpError
+    from pbp.errors import PbpError, RulesError
 
     with Session(engine) as session:
         ids = due_campaigns(session=session, now=now)
@@ -164,7 +164,8 @@ def advance_all_due(*, engine, now: datetime, mail=None) -> list[Advance]:
             try:
                 done.append(advance(session=session, campaign=campaign, now=now, mail=mail))
                 session.commit()
-            except PbpError as exc:  # another worker got there first, or a rule refused
+            # Another worker got there first, or a rule refused.
+            except (PbpError, RulesError) as exc:
                 session.rollback()
                 done.append(Advance(campaign_id, 0, "skipped", str(exc)))
     return done

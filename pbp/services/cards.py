@@ -25,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from pbp.errors import Conflict, Forbidden, NotFound, UserError
+from pbp.errors import REFUSALS, Conflict, Forbidden, NotFound, UserError
 from pbp.models import Campaign, User
 from pbp.models_cards import CARD_RULESETS, CardEvent, CardGame
 from pbp.models_forum import Thread
@@ -469,7 +469,7 @@ def verify_card_export(data: Any) -> CardVerifyReport:
             outcome = apply_action(
                 ruleset, game, entry.get("action"), actor, entry.get("params"), rng
             )
-        except (UserError, LookupError, TypeError, ValueError) as exc:  # a tampered record
+        except (*REFUSALS, LookupError, TypeError, ValueError) as exc:  # a tampered record
             mismatches.append(CardMismatch(seq, "action refused", str(exc), "accepted"))
             break
         events = [_plain(e.to_dict()) for e in outcome.events]

@@ -21,6 +21,7 @@ import nh3
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlmodel import Session, select
 
+from adapters.sanitize import ALLOWED_TAGS, LINK_REL, URL_SCHEMES
 from pbp import ROOT
 from pbp.models import (
     AuditLog,
@@ -38,7 +39,6 @@ from pbp.models import (
     Turn,
     User,
 )
-from pbp.sanitize import ALLOWED_TAGS, LINK_REL, URL_SCHEMES
 from pbp.services.history import History, TurnLine, build_history
 from pbp.services.svg_chart import standings_chart
 

@@ -15,10 +15,10 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
+from adapters.sanitize import clean_html, clean_text
 from pbp.markup import plain_text
 from pbp.models import AuthorAlias, Blog, Character, Entry, EntryRevision, Note, Turn
 from pbp.rules.noteworthy import normalize_mood, read_stance
-from pbp.sanitize import clean_html, clean_text
 
 FUTURE_TOLERANCE = timedelta(hours=1)
 

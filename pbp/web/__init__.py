@@ -5,11 +5,10 @@ from __future__ import annotations
 from flask import Flask, g, render_template
 from werkzeug.exceptions import HTTPException
 
-from pbp.errors import PbpError, SchemaBehind, UserError
+from pbp.errors import PbpError, RulesError, SchemaBehind, UserError
 
 
 def init_app(app: Flask) -> None:
-    from pbp import api
     from pbp.web import (
         auth,
         blog,
@@ -43,16 +42,17 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
-    # Before the API's: it answers its own routing errors and hands the rest to these.
+    # Before the API's (pbp.create_app wires the API after this): it answers its own routing
+    # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):
         app.register_error_handler(code, _http_error)
-    api.init_app(app)  # /api/v1: bearer tokens instead of cookies, problem+json errors
     app.register_blueprint(blog.bp)  # last: its /c/<slug>/<character>/ routes are catch-alls
     app.register_error_handler(UserError, _user_error)
+    app.register_error_handler(RulesError, _user_error)  # a rule refused: same clear page
     app.register_error_handler(SchemaBehind, _schema_behind)
 
 
-def _user_error(exc: UserError):
+def _user_error(exc: UserError | RulesError):
     page = render_template(
         "error.html", message=str(exc), status=exc.status, campaign=g.get("pbp_campaign")
     )

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, current_app, flash, redirect, render_temp
 from flask import url_for as flask_url_for
 
 from pbp.db import get_session
-from pbp.errors import UserError
+from pbp.errors import REFUSALS, UserError
 from pbp.models import Campaign, utcnow
 from pbp.models_cards import CARD_RULESETS
 from pbp.models_forum import Thread
@@ -169,7 +169,7 @@ def new(slug: str, thread_id: int):
             now=now(),
         )
         session.commit()
-    except UserError as exc:
+    except REFUSALS as exc:
         session.rollback()
         return _table_page(campaign, thread_id, exc.status, str(exc))
     flash("The card table is open.", "ok")
@@ -203,7 +203,7 @@ def act(slug: str, thread_id: int, action: str):
             now=now(),
         )
         session.commit()
-    except UserError as exc:
+    except REFUSALS as exc:
         session.rollback()
         return _table_page(campaign, thread_id, exc.status, str(exc))
     return redirect(url_for_table(slug, thread_id) + "#log-end")

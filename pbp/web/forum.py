@@ -27,7 +27,7 @@ from flask import (
 from markupsafe import escape
 
 from pbp.db import get_session
-from pbp.errors import Forbidden, UserError
+from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import Campaign, utcnow
 from pbp.services import campaigns, feeds, forum, rolls, sheets
 from pbp.services.feeds import FeedItem
@@ -269,7 +269,7 @@ def new_thread(slug: str):
             now=now(),
         )
         session.commit()
-    except UserError as exc:
+    except REFUSALS as exc:
         if exc.status not in FORM_ERRORS:
             raise
         session.rollback()
@@ -307,7 +307,7 @@ def reply(slug: str, thread_id: int):
             now=now(),
         )
         session.commit()
-    except UserError as exc:
+    except REFUSALS as exc:
         if exc.status not in FORM_ERRORS:
             raise
         session.rollback()
@@ -365,7 +365,7 @@ def edit(slug: str, post_id: int):
             now=now(),
         )
         session.commit()
-    except UserError as exc:
+    except REFUSALS as exc:
         if exc.status not in FORM_ERRORS:
             raise
         session.rollback()
@@ -490,7 +490,7 @@ def sheet_edit(slug: str, character: str):
             session.commit()
             flash(f"{found.name}'s sheet is saved.", "ok")
             return redirect(url_for("forum.sheet", slug=slug, character=found.slug))
-        except UserError as exc:
+        except REFUSALS as exc:
             if exc.status not in FORM_ERRORS:
                 raise
             session.rollback()

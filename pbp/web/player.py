@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from pbp.db import get_session
-from pbp.errors import Forbidden, UserError
+from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import utcnow
 from pbp.services import blogs, campaigns, play, polling
 from pbp.web.access import current_account, login_required, require_player
@@ -47,7 +47,7 @@ def blog(slug: str):
         form = {"kind": request.form.get("kind", ""), "url": request.form.get("url", "").strip()}
         try:
             message = _change(session, character, form)
-        except UserError as exc:
+        except REFUSALS as exc:
             session.rollback()
             error, status = str(exc), exc.status
         else:

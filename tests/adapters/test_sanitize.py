@@ -1,10 +1,10 @@
-"""pbp.sanitize: the nh3 sanitizer every stored title and body goes through."""
+"""adapters.sanitize: the nh3 sanitizer every stored title and body goes through."""
 
 from __future__ import annotations
 
 import pytest
 
-from pbp.sanitize import clean_html, clean_text, html_to_text, text_to_html
+from adapters.sanitize import clean_html, clean_text, html_to_text, text_to_html
 
 XSS = [
     ('<script>alert("x")</script><p>ok</p>', "<script"),

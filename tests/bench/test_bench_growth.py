@@ -380,7 +380,7 @@ class Row:
 
 
 def table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table, padded to read in a terminal too (`pbp bench` copies it as is)."""
+    """A Markdown table, padded to read in a terminal too (tests/bench/report.py copies it)."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     numeric = [i for i in range(len(header)) if all(r[i][:1].isdigit() for r in rows)]
 

@@ -1,8 +1,8 @@
-"""`pbp bench`'s report: each printed line filed under the benchmark that printed it."""
+"""`python -m tests.bench`'s report: each printed line filed under the benchmark that printed it."""
 
 from datetime import UTC, datetime
 
-from pbp.bench_cli import figures_by_benchmark, markdown
+from tests.bench.report import figures_by_benchmark, markdown
 
 OUTPUT = """\
 ============================= test session starts ==============================

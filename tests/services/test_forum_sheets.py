@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from pbp.errors import Forbidden, UserError
+from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import AuditLog
 from pbp.services import campaigns, sheets
 from tests.services.test_forum_fixtures import ONE_STATS, T0, make_table
@@ -53,7 +53,7 @@ def test_a_valid_one_sheet_is_stored_and_logged(db_session):
 )
 def test_one_sheets_that_break_the_rules_are_refused(db_session, data, message):
     table = make_table(db_session)
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(REFUSALS, match=message):  # the service's or the rules' (SheetError)
         _save(db_session, table, table.ada_user, data)
     assert sheets.get_sheet(session=db_session, character=table.ada) is None
 

@@ -1,4 +1,6 @@
-"""`pbp bench`: run the benchmarks (tests/bench) and write their figures to docs/benchmarks.md.
+"""`python -m tests.bench`: run the benchmarks and write their figures to docs/benchmarks.md.
+
+It lives in tests/, not in the installed package: it runs pytest on a checkout.
 
 The benchmarks print their figures (they assert no timings); this runs them with pytest in
 verbose mode, echoes the output as it comes, and files each printed line under the
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import click
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 TEST_ID = re.compile(r"^(tests/bench/\S+?\.py::\S+)\s?(.*)$")
 OUTCOME = re.compile(r"\s*(PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b.*$")
 
@@ -57,7 +59,7 @@ def markdown(figures: dict[str, list[str]], scale: str, when: datetime) -> str:
     lines = [
         "# Benchmarks",
         "",
-        f"Written by `pbp bench` on {when:%Y-%m-%d %H:%M} UTC, scale `{scale}`,"
+        f"Written by `python -m tests.bench` on {when:%Y-%m-%d %H:%M} UTC, scale `{scale}`,"
         f" database {'PostgreSQL' if os.environ.get('PBP_TEST_DATABASE_URL') else 'SQLite'}.",
         "Each benchmark's printed figures; what they measure and the targets are in the"
         " docstring of each file in tests/bench/.",
@@ -99,7 +101,7 @@ def bench(scale: str, output: Path | None, pytest_args: tuple[str, ...]) -> None
     """Run tests/bench and write the figures they print to docs/benchmarks.md (SQLite) or
     docs/benchmarks-postgresql.md (PBP_TEST_DATABASE_URL set: the benchmarks use it).
 
-    Extra arguments go to pytest, e.g. `pbp bench --scale small -k poll`."""
+    Extra arguments go to pytest, e.g. `python -m tests.bench --scale small -k poll`."""
     if output is None:
         postgres = bool(os.environ.get("PBP_TEST_DATABASE_URL"))
         output = ROOT / "docs" / ("benchmarks-postgresql.md" if postgres else "benchmarks.md")

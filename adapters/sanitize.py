@@ -4,6 +4,9 @@ Everything that came from outside (feed titles and bodies, notes, built-in blog 
 through here before it is stored, so templates can trust stored HTML and autoescape stored text.
 Feed content marked text/plain is never sanitized by feedparser, so it is escaped here instead
 of being trusted.
+
+It lives in adapters (which import nothing from pbp) because the adapters clean feed text with
+it; pbp imports it from here for notes, blog posts and exports.
 """
 
 from __future__ import annotations
