@@ -8,8 +8,18 @@ from pbp.api import schemas as s
 from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
-from pbp.errors import Conflict, NotFound, UserError
-from pbp.services import api_reads, blog, campaigns, dashboard, feeds, ingest, mail, polling, turns
+from pbp.errors import NotFound, UserError
+from pbp.services import (
+    api_reads,
+    blog,
+    campaigns,
+    commenters,
+    dashboard,
+    feeds,
+    mail,
+    polling,
+    turns,
+)
 from pbp.services.api_reads import Page
 from pbp.services.mail import MailSettings
 from pbp.web.access import current_membership, require_member, require_referee
@@ -191,21 +201,15 @@ def map_commenter(call: Call, slug: str) -> s.CommenterOut:
     require_referee(campaign)
     body = call.body
     try:
-        api_reads.character_by_id(
+        character = api_reads.character_by_id(
             session=call.session, campaign=campaign, character_id=body.character_id
         )
     except NotFound as exc:
         raise UserError("choose a character of this campaign") from exc
-    if not body.value.strip():
-        raise UserError("say which name, address or email hash the commenter uses")
-    if api_reads.alias_taken(
-        session=call.session, campaign=campaign, kind=body.kind, value=body.value
-    ):
-        raise Conflict("that commenter is mapped already")
-    mapped = ingest.map_author(
+    mapped = commenters.map_commenter(
         session=call.session,
-        campaign_id=campaign.id,
-        character_id=body.character_id,
+        campaign=campaign,
+        character=character,
         kind=body.kind,
         value=body.value,
     )
