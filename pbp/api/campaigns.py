@@ -22,7 +22,7 @@ from pbp.services import (
 )
 from pbp.services.api_reads import Page
 from pbp.services.mail import MailSettings
-from pbp.web.access import current_membership, require_member, require_referee
+from pbp.web.access import current_membership, my_character, require_member, require_referee
 
 
 def _role(campaign) -> str | None:
@@ -215,6 +215,26 @@ def map_commenter(call: Call, slug: str) -> s.CommenterOut:
     )
     turns.audit(call.session, campaign, call.user, "map_commenter", character=body.character_id)
     return s.CommenterOut(mapped_notes=mapped)
+
+
+@operation(
+    "PUT",
+    "/campaigns/<slug>/me/commenter",
+    tag="characters",
+    access="player",
+    body=s.CommenterIdentityIn,
+    response=s.CommenterIdentityOut,
+)
+def declare_commenter(call: Call, slug: str) -> s.CommenterIdentityOut:
+    """Say which profile addresses are yours when you comment on other players' blogs:
+    only then do those notes count for your character (the referee sees them)."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    mine = my_character(call.session, campaign)
+    mapped = commenters.declare(
+        session=call.session, character=mine, uris=call.body.uris, now=call.now, actor=call.user
+    )
+    uris = commenters.declared(session=call.session, character=mine)
+    return s.CommenterIdentityOut(uris=uris, mapped_notes=mapped)
 
 
 @operation(

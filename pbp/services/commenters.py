@@ -91,11 +91,14 @@ def _attach_waiting(
         .join(Character, Character.id == Entry.character_id)
         .where(Character.campaign_id == campaign_id)
     )
-    notes = session.exec(
-        select(Note).where(
-            Note.entry_id.in_(entries), Note.author_character_id.is_(None), column.is_not(None)
-        )
-    ).all()
+    query = select(Note).where(
+        Note.entry_id.in_(entries), Note.author_character_id.is_(None), column.is_not(None)
+    )
+    if kind == "name":
+        # A name stands in only for commenters the feed gives no address for: one who
+        # has an address is someone else signing with the same name.
+        query = query.where(Note.author_uri.is_(None))
+    notes = session.exec(query).all()
     key = identity_key(kind, value)
     mapped = 0
     for note in notes:

@@ -19,6 +19,7 @@ from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from pbp.errors import Conflict
 from pbp.models import Blog, Membership, Note, Turn, User
 from pbp.services import accounts, commenters, dashboard, ingest, tally
+from tests.api import conftest as api_fixtures
 from tests.factories import make_campaign, make_characters
 from tests.web import conftest as web_fixtures
 from tests.web.conftest import PASSWORD
@@ -163,6 +164,15 @@ def test_a_referee_name_mapping_credits_only_the_notes_waiting_now(db_session, g
     assert stored(db_session, 2).author_character_id is None
 
 
+def test_a_name_mapping_leaves_a_same_named_commenter_with_an_address_waiting(db_session, game):
+    campaign, chars, blog, _ = game
+    read(db_session, campaign, blog, notes=(comment(), comment(uri="https://x.test/", n=2)))
+    mapped = commenters.map_commenter(
+        session=db_session, campaign=campaign, character=chars["Bram"], kind="name", value="Bram"
+    )
+    assert mapped == 1 and stored(db_session, 2).author_character_id is None
+
+
 def test_an_address_mapped_to_one_character_cannot_be_mapped_to_another(db_session, game):
     campaign, chars, _, _ = game
     commenters.map_commenter(
@@ -265,6 +275,38 @@ def test_the_referees_dashboard_shows_unverified_authors_and_declared_addresses(
     html = client.get(f"/c/{campaign.slug}/referee/").get_data(as_text=True)
     assert "unverified author" in html
     assert "https://dov.test/" in html and "declared by the player" in html
+
+
+@pytest.fixture
+def app(app):
+    api_fixtures.wire(app)
+    return app
+
+
+def test_a_player_declares_their_address_through_the_api(db_session, game, client):
+    campaign, chars, blog, _ = game
+    read(db_session, campaign, blog, notes=(comment(uri=BRAM_PROFILE),))
+    commenters.map_commenter(
+        session=db_session,
+        campaign=campaign,
+        character=chars["Dov"],
+        kind="uri",
+        value="https://dov.test/",
+    )
+    bram = db_session.get(User, chars["Bram"].user_id)
+    api = api_fixtures.Api(client)
+    token = api_fixtures.make_token(db_session, bram)
+    db_session.commit()
+    url = f"/campaigns/{campaign.slug}/me/commenter"
+    answer = api.put(url, token=token, json={"uris": [BRAM_PROFILE]})
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert answer.get_json() == {"uris": [BRAM_PROFILE], "mapped_notes": 1}
+    taken = api.put(url, token=token, json={"uris": ["https://dov.test"]})
+    assert taken.status_code == 409 and taken.mimetype == "application/problem+json"
+    assert "already Dov's" in taken.get_json()["detail"]
+    bad = api.put(url, token=token, json={"uris": ["Bram"]})
+    assert bad.status_code == 400 and "starts with https://" in bad.get_json()["detail"]
+    assert api.put(url, json={"uris": []}).status_code == 401
 
 
 # --- dates -------------------------------------------------------------------------------
