@@ -260,7 +260,8 @@ def test_the_referees_dashboard_shows_unverified_authors_and_declared_addresses(
     db_session, game, auth, client
 ):
     campaign, chars, blog, _ = game
-    read(db_session, campaign, blog, notes=(comment(name="Bram"),))
+    late = comment(name="Eli", n=2, published=SEEN + timedelta(hours=2))
+    read(db_session, campaign, blog, notes=(comment(name="Bram"), late))
     commenters.declare(
         session=db_session, character=chars["Dov"], uris=["https://dov.test/"], now=SEEN, actor=None
     )
@@ -275,6 +276,7 @@ def test_the_referees_dashboard_shows_unverified_authors_and_declared_addresses(
     html = client.get(f"/c/{campaign.slug}/referee/").get_data(as_text=True)
     assert "unverified author" in html
     assert "https://dov.test/" in html and "declared by the player" in html
+    assert "by Eli" in html and "read at its first-seen time" in html
 
 
 @pytest.fixture
