@@ -18,7 +18,7 @@ from sqlmodel import select
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from pbp.errors import Conflict
 from pbp.models import Blog, Membership, Note, Turn, User
-from pbp.services import accounts, commenters, dashboard, ingest, tally
+from pbp.services import accounts, audit_log, commenters, dashboard, ingest, tally
 from tests.api import conftest as api_fixtures
 from tests.factories import make_campaign, make_characters
 from tests.web import conftest as web_fixtures
@@ -218,6 +218,12 @@ def test_a_player_declares_their_profile_address_and_their_notes_count(
     assert BRAM_PROFILE in client.get(f"/c/{campaign.slug}/me/blog").get_data(as_text=True)
     read(db_session, campaign, blog, notes=(comment(name="Bramwell", uri=BRAM_PROFILE, n=2),))
     assert stored(db_session, 2).author_character_id == chars["Bram"].id
+    (line,) = [
+        line
+        for line in audit_log.audit_lines(session=db_session, campaign=campaign)
+        if "commenter" in line.sentence
+    ]
+    assert line.sentence == "gave 1 profile address as Bram's commenter identity"
 
 
 def test_a_player_cannot_claim_another_characters_address(
