@@ -320,14 +320,24 @@ class Note(SQLModel, table=True):
     first_seen_at: datetime = _created()
     stance: str = Field(default="none", max_length=16)
     fate_text: str | None = Field(default=None, sa_type=sa.Text)
+    # Reasons the referee should look at this note (e.g. dated after it was first seen).
+    flags: list = Field(
+        default_factory=list,
+        sa_type=sa.JSON,
+        nullable=False,
+        sa_column_kwargs={"server_default": "[]"},
+    )
 
 
 class AuthorAlias(SQLModel, table=True):
-    """The referee's table mapping commenters on external blogs to characters."""
+    """Commenters on external blogs, by verified identity (a profile address), mapped to
+    characters by the referee or declared by the character's player. Rows of kind "name"
+    are from before names stopped counting (issue #16): they credit nothing."""
 
     __table_args__ = (
         sa.UniqueConstraint("campaign_id", "kind", "value"),
         _choices("kind", ("name", "uri", "email_hash")),
+        _choices("source", ("referee", "player")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -335,6 +345,10 @@ class AuthorAlias(SQLModel, table=True):
     character_id: int = _fk("character.id")
     kind: str = Field(max_length=16)
     value: str = Field(max_length=2000)
+    # Who said so: the referee (dashboard, API) or the player on their own blog page.
+    source: str = Field(
+        default="referee", max_length=16, sa_column_kwargs={"server_default": "referee"}
+    )
 
 
 class Challenge(SQLModel, table=True):

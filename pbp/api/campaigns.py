@@ -8,11 +8,21 @@ from pbp.api import schemas as s
 from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
-from pbp.errors import Conflict, NotFound, UserError
-from pbp.services import api_reads, blog, campaigns, dashboard, feeds, ingest, mail, polling, turns
+from pbp.errors import NotFound, UserError
+from pbp.services import (
+    api_reads,
+    blog,
+    campaigns,
+    commenters,
+    dashboard,
+    feeds,
+    mail,
+    polling,
+    turns,
+)
 from pbp.services.api_reads import Page
 from pbp.services.mail import MailSettings
-from pbp.web.access import current_membership, require_member, require_referee
+from pbp.web.access import current_membership, my_character, require_member, require_referee
 
 
 def _role(campaign) -> str | None:
@@ -191,26 +201,40 @@ def map_commenter(call: Call, slug: str) -> s.CommenterOut:
     require_referee(campaign)
     body = call.body
     try:
-        api_reads.character_by_id(
+        character = api_reads.character_by_id(
             session=call.session, campaign=campaign, character_id=body.character_id
         )
     except NotFound as exc:
         raise UserError("choose a character of this campaign") from exc
-    if not body.value.strip():
-        raise UserError("say which name, address or email hash the commenter uses")
-    if api_reads.alias_taken(
-        session=call.session, campaign=campaign, kind=body.kind, value=body.value
-    ):
-        raise Conflict("that commenter is mapped already")
-    mapped = ingest.map_author(
+    mapped = commenters.map_commenter(
         session=call.session,
-        campaign_id=campaign.id,
-        character_id=body.character_id,
+        campaign=campaign,
+        character=character,
         kind=body.kind,
         value=body.value,
     )
     turns.audit(call.session, campaign, call.user, "map_commenter", character=body.character_id)
     return s.CommenterOut(mapped_notes=mapped)
+
+
+@operation(
+    "PUT",
+    "/campaigns/<slug>/me/commenter",
+    tag="characters",
+    access="player",
+    body=s.CommenterIdentityIn,
+    response=s.CommenterIdentityOut,
+)
+def declare_commenter(call: Call, slug: str) -> s.CommenterIdentityOut:
+    """Say which profile addresses are yours when you comment on other players' blogs:
+    only then do those notes count for your character (the referee sees them)."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    mine = my_character(call.session, campaign)
+    mapped = commenters.declare(
+        session=call.session, character=mine, uris=call.body.uris, now=call.now, actor=call.user
+    )
+    uris = commenters.declared(session=call.session, character=mine)
+    return s.CommenterIdentityOut(uris=uris, mapped_notes=mapped)
 
 
 @operation(

@@ -168,7 +168,8 @@ class RosterRowOut(Out):
 
 
 class CommenterIn(Body):
-    """Who a commenter on an external blog is: their notes then count for the character."""
+    """Who a commenter on an external blog is. A profile address ("uri") counts for their
+    later notes too; a name credits only the notes waiting now (anyone can type a name)."""
 
     character_id: Id
     kind: Literal["name", "uri", "email_hash"] = "name"
@@ -177,6 +178,18 @@ class CommenterIn(Body):
 
 class CommenterOut(Out):
     mapped_notes: int = Field(description="Waiting notes that now count for the character.")
+
+
+class CommenterIdentityIn(Body):
+    """Your profile addresses as a commenter on other players' blogs (replacing the ones
+    you gave before; an empty list removes them)."""
+
+    uris: list[Annotated[Text, Field(min_length=1, max_length=2000)]] = Field(max_length=5)
+
+
+class CommenterIdentityOut(Out):
+    uris: list[str] = Field(description="The profile addresses you declared.")
+    mapped_notes: int = Field(description="Waiting notes that now count for your character.")
 
 
 class PollOut(Out):

@@ -16,7 +16,6 @@ from sqlmodel import Session, select
 
 from pbp.errors import NotFound
 from pbp.models import (
-    AuthorAlias,
     Blog,
     Campaign,
     Challenge,
@@ -198,16 +197,3 @@ def roles_of(*, session: Session, user, campaign_ids: Sequence[int]) -> dict[int
         )
     )
     return dict(rows.all())
-
-
-def alias_taken(*, session: Session, campaign: Campaign, kind: str, value: str) -> bool:
-    return (
-        session.exec(
-            select(AuthorAlias.id).where(
-                AuthorAlias.campaign_id == campaign.id,
-                AuthorAlias.kind == kind,
-                AuthorAlias.value == value.strip(),
-            )
-        ).first()
-        is not None
-    )

@@ -77,6 +77,11 @@ def _sentence(row: AuditLog, characters: dict[int, str]) -> str:
         "map_commenter": lambda: (
             f"matched a commenter to {characters.get(d.get('character'), 'a character')}"
         ),
+        "commenter_identity_declared": lambda: (
+            f"gave {len(d.get('uris') or [])} profile address"
+            f"{'' if len(d.get('uris') or []) == 1 else 'es'} as "
+            f"{characters.get(d.get('character_id'), 'a character')}'s commenter identity"
+        ),
         "settings": lambda: "changed the campaign's settings",
         "remind": lambda: f"reminded {_plural(d.get('count', 0), 'player')} to write",
         "schedule_waiting": lambda: (

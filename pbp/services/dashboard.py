@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
+from pbp.services import commenters
 from pbp.services import tally as tally_service
 
 SIX_TO_TWENTY_FOUR = "Noteworthy is written for 6-24 players"
@@ -29,6 +30,17 @@ class Unmapped:
     name: str
     uri: str | None
     notes: int
+    # The character whose name (or alias) the commenter signs with, when one does: an
+    # "unverified author", who counts only once the referee maps them (issue #16).
+    claims: str | None = None
+
+
+@dataclass
+class FlaggedNote:
+    id: int
+    entry_id: int
+    author: str
+    flags: list[str]
 
 
 @dataclass
@@ -43,6 +55,8 @@ class Dashboard:
     notes: dict[int, Any]
     rulings: list[Ruling]
     unmapped: list[Unmapped]
+    identities: list[commenters.Identity] = field(default_factory=list)
+    flagged_notes: list[FlaggedNote] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # A resolved turn's tally as it was resolved (tally.turn_record), with what arrived
     # since; `tally` is then None: the page never shows a recomputed result.
@@ -115,6 +129,8 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
         notes,
         rulings,
         unmapped_commenters(session=session, campaign=campaign),
+        commenters.identities(session=session, campaign=campaign),
+        flagged_notes(session=session, entry_ids=list(entries)),
         stored=stored,
     )
     if campaign.ruleset == "noteworthy" and not 6 <= len(roster) <= 24:
@@ -135,4 +151,27 @@ def unmapped_commenters(*, session: Session, campaign: Campaign) -> list[Unmappe
         .group_by(Note.author_name, Note.author_uri)
         .order_by(sa.func.count().desc())
     ).all()
-    return [Unmapped(name or "(anonymous)", uri, n) for name, uri, n in rows]
+    if not rows:
+        return []
+    names = {}
+    for name, aliases in session.exec(
+        select(Character.name, Character.aliases).where(Character.campaign_id == campaign.id)
+    ):
+        for signed in (name, *(aliases or [])):
+            names.setdefault(signed.strip().lower(), name)
+    return [
+        Unmapped(name or "(anonymous)", uri, n, names.get((name or "").strip().lower()))
+        for name, uri, n in rows
+    ]
+
+
+def flagged_notes(*, session: Session, entry_ids: list[int]) -> list[FlaggedNote]:
+    """This turn's notes with a reason to look at them (e.g. dated after first seen)."""
+    if not entry_ids:
+        return []
+    rows = session.exec(
+        select(Note.id, Note.entry_id, Note.author_name, Note.flags)
+        .where(Note.entry_id.in_(entry_ids), sa.cast(Note.flags, sa.Text) != "[]")
+        .order_by(Note.id)
+    ).all()
+    return [FlaggedNote(i, e, a or "(anonymous)", list(f)) for i, e, a, f in rows if f]

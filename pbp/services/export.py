@@ -10,6 +10,7 @@ but no email addresses, password hashes, invite links or feed-polling internals.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -140,6 +141,29 @@ def _row(obj, fields=None) -> dict:
     return {k: _value(v) for k, v in data.items() if fields is None or k in fields}
 
 
+#: Anything shaped like an email address, wherever it sits in an audit detail.
+EMAIL_SHAPED = re.compile(r"[^\s@<>\"'(),;:]+@[^\s@<>\"'(),;:]+\.[^\s@<>\"'(),;:]+")
+WITHHELD = "(address withheld)"
+
+
+def _without_addresses(value):
+    """An audit detail with every email address replaced: the log records invites to an
+    address (and may record more later), and the export promises none (issue #16)."""
+    if isinstance(value, str):
+        return EMAIL_SHAPED.sub(WITHHELD, value)
+    if isinstance(value, dict):
+        return {k: _without_addresses(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_addresses(v) for v in value]
+    return value
+
+
+def _audit_row(entry: AuditLog) -> dict:
+    row = _row(entry)
+    row["detail"] = _without_addresses(row["detail"])
+    return row
+
+
 def export_campaign(*, session: Session, campaign: Campaign) -> dict:
     """Every table of the campaign as JSON-able data (one query per table)."""
     rows = _load(session, campaign, EXPORT_TABLES)
@@ -162,7 +186,7 @@ def export_campaign(*, session: Session, campaign: Campaign) -> dict:
         "notes": [_row(n) for n in rows["notes"]],
         "challenges": [_row(c) for c in rows["challenges"]],
         "rulings": [_row(r) for r in rows["rulings"]],
-        "audit_log": [_row(a) for a in rows["audit_log"]],
+        "audit_log": [_audit_row(a) for a in rows["audit_log"]],
     }
 
 

@@ -209,6 +209,15 @@ def get_post(*, session: Session, campaign: Campaign, post_id: int, viewer: View
     return post
 
 
+def post_to_edit(*, session: Session, campaign: Campaign, post_id: int, viewer: Viewer) -> Post:
+    """A post its editor may change; the edit form shows its text, so a deleted post, or
+    someone else's, is refused here and not only when the change is saved (issue #16)."""
+    post = get_post(session=session, campaign=campaign, post_id=post_id, viewer=viewer)
+    if not _can_edit(post, viewer, campaign.status == "ended"):
+        raise Forbidden("only the post's author and the GM can change it, until the end")
+    return post
+
+
 def get_roll_view(
     *, session: Session, campaign: Campaign, roll_id: str, viewer: Viewer
 ) -> tuple[RollView, PostView | None]:

@@ -17,15 +17,20 @@ from sqlmodel import Session, select
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
 from adapters.sanitize import clean_html, clean_text
 from pbp.markup import plain_text
-from pbp.models import AuthorAlias, Blog, Character, Entry, EntryRevision, Note, Turn
+from pbp.models import Blog, Entry, EntryRevision, Note, Turn
 from pbp.rules.noteworthy import normalize_mood, read_stance
+from pbp.services import commenters
 
 FUTURE_TOLERANCE = timedelta(hours=1)
+NOTE_DATE_TOLERANCE = timedelta(minutes=5)
 
 FLAG_NO_DATE = "no publication date: dated when first seen"
 FLAG_FUTURE_DATE = "dated in the future: dated when first seen"
 FLAG_BACKDATED = "backdated: first seen after its turn closed"
 FLAG_NO_TURN = "published when no turn was open"
+FLAG_NOTE_DATED_LATE = (
+    "dated more than 5 minutes after it was first seen: read at its first-seen time"
+)
 
 
 @dataclass
@@ -191,24 +196,31 @@ def upsert_entry(
 
 
 class AuthorMap:
-    """Commenter identities -> characters: the referee's alias table, plus a commenter
-    whose name is exactly a character's name (case-insensitive)."""
+    """Commenter identities -> characters: only verified ones, a profile address the
+    referee mapped or the player declared (pbp.services.commenters). A display name is
+    anyone's to type, so a name alone credits no one (issue #16): such a note waits, and
+    the dashboard lists it as an unverified author."""
 
     def __init__(self, session: Session, campaign_id: int):
-        self.aliases = {
-            (a.kind, a.value.lower()): a.character_id
-            for a in session.exec(select(AuthorAlias).where(AuthorAlias.campaign_id == campaign_id))
-        }
-        for character in session.exec(
-            select(Character).where(Character.campaign_id == campaign_id)
-        ):
-            self.aliases.setdefault(("name", character.name.lower()), character.id)
+        self.aliases = commenters.standing_aliases(session=session, campaign_id=campaign_id)
 
     def character_for(self, name: str | None, uri: str | None, email_hash: str | None):
-        for kind, value in (("uri", uri), ("email_hash", email_hash), ("name", name)):
-            if value and (kind, value.strip().lower()) in self.aliases:
-                return self.aliases[(kind, value.strip().lower())]
+        for kind, value in (("uri", uri), ("email_hash", email_hash)):
+            key = commenters.identity_key(kind, value)
+            if key and (kind, key) in self.aliases:
+                return self.aliases[(kind, key)]
         return None
+
+
+def note_dating(published: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
+    """When a note counts as written. A commenter dates their own note, so a date more
+    than NOTE_DATE_TOLERANCE after pbp first saw it (a note placed after a deadline it
+    beat, or after the last word) is read at its first-seen time, and flagged."""
+    if published is None:
+        return now, [FLAG_NO_DATE]
+    if published > now + NOTE_DATE_TOLERANCE:
+        return now, [FLAG_NOTE_DATED_LATE]
+    return published, []
 
 
 def upsert_note(
@@ -228,7 +240,7 @@ def upsert_note(
         existing.stance = read_stance(plain_text(body)).stance.value
         session.add(existing)
         return "changed"
-    published, _ = dating(item.published, now)
+    published, flags = note_dating(item.published, now)
     session.add(
         Note(
             entry_id=entry.id,
@@ -240,6 +252,7 @@ def upsert_note(
             published_at=published,
             first_seen_at=now,
             stance=read_stance(plain_text(body)).stance.value,
+            flags=flags,
         )
     )
     return "new"
@@ -306,32 +319,3 @@ def _notes_by_identity(session: Session, keys: list[tuple[int, str]]) -> list[No
         )
     )
     return [n for n in rows if (n.entry_id, n.source_id) in wanted]
-
-
-def map_author(
-    *, session: Session, campaign_id: int, character_id: int, kind: str, value: str
-) -> int:
-    """Record a commenter alias and attach that commenter's unmapped notes; returns how
-    many notes now count for the character (Noteworthy: notes count once mapped)."""
-    value = value.strip()
-    session.add(
-        AuthorAlias(campaign_id=campaign_id, character_id=character_id, kind=kind, value=value)
-    )
-    column = {"name": Note.author_name, "uri": Note.author_uri}.get(kind, Note.author_email_hash)
-    entries = (
-        select(Entry.id)
-        .join(Character, Character.id == Entry.character_id)
-        .where(Character.campaign_id == campaign_id)
-    )
-    notes = session.exec(
-        select(Note).where(Note.entry_id.in_(entries), Note.author_character_id.is_(None))
-    ).all()
-    mapped = 0
-    for note in notes:
-        current = getattr(note, column.key) or ""
-        if current.strip().lower() == value.lower():
-            note.author_character_id = character_id
-            session.add(note)
-            mapped += 1
-    session.flush()
-    return mapped

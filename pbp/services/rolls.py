@@ -154,10 +154,13 @@ def roll_view(roll: Roll, viewer: Viewer, *, post_visible: bool, revealed: bool)
 
 def _unlabelled_view(roll: Roll, base: dict) -> RollView:
     label = dice.parse_roll_command(roll.command).label
+    command = unlabelled(roll.command)
     result = dict(roll.result)
     if label and result.get("text", "").startswith(f"{label}: "):
         result["text"] = result["text"][len(label) + 2 :]
-    return RollView(**base, state="shown", command=unlabelled(roll.command), result=result)
+    # The stored result repeats the command, label and all: replace it too (issue #16).
+    result["command"] = command
+    return RollView(**base, state="shown", command=command, result=result)
 
 
 # -- the seed ------------------------------------------------------------------------------

@@ -349,7 +349,7 @@ def edit(slug: str, post_id: int):
     campaign = _forum(slug)
     require_member(campaign)
     session = get_session()
-    post = forum.get_post(
+    post = forum.post_to_edit(
         session=session, campaign=campaign, post_id=post_id, viewer=_viewer(campaign)
     )
     if request.method == "GET":

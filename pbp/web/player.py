@@ -1,6 +1,8 @@
-"""A player's own settings in a campaign (blueprint `player`): where their character blogs.
+"""A player's own settings in a campaign (blueprint `player`): where their character blogs,
+and who they are when they comment on external blogs.
 
-    GET/POST /c/<slug>/me/blog     built-in blog, or the address of the player's own blog
+    GET/POST /c/<slug>/me/blog        built-in blog, or the address of the player's own blog
+    POST     /c/<slug>/me/commenter   their profile address(es) as a commenter
 
 Only the logged-in player's own character: the form carries the character's id, and a
 form for another character (say, one loaded before logging in as someone else) is
@@ -14,7 +16,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from pbp.db import get_session
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import utcnow
-from pbp.services import blogs, campaigns, play, polling
+from pbp.services import blogs, campaigns, commenters, play, polling
 from pbp.web.access import current_account, login_required, require_player
 
 bp = Blueprint("player", __name__, url_prefix="/c/<slug>/me")
@@ -54,6 +56,11 @@ def blog(slug: str):
             session.commit()
             flash(message, "ok")
             return redirect(url_for("player.blog", slug=slug))
+    return _page(session, campaign, character, row, form, error=error), status
+
+
+def _page(session, campaign, character, row, form, *, error=None, uris=None, uris_error=None):
+    declared = commenters.declared(session=session, character=character)
     return render_template(
         "player/blog.html",
         campaign=campaign,
@@ -61,7 +68,40 @@ def blog(slug: str):
         blog=row,
         form=form,
         error=error,
-    ), status
+        declared=declared,
+        uris="\n".join(declared) if uris is None else uris,
+        uris_error=uris_error,
+    )
+
+
+@bp.post("/commenter")
+@login_required
+def commenter(slug: str):
+    """Issue #16: a note on an external blog counts only through a verified identity;
+    the player says which profile addresses are theirs."""
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    character = _my_character(session, campaign)
+    if request.form.get("character_id", str(character.id)) != str(character.id):
+        raise Forbidden("this form changes another character's identity, not yours")
+    typed = request.form.get("uris", "")
+    try:
+        mapped = commenters.declare(
+            session=session,
+            character=character,
+            uris=typed.splitlines(),
+            now=now(),
+            actor=current_account(),
+        )
+    except UserError as exc:
+        session.rollback()
+        row = blogs.blog_of(session=session, character=character)
+        form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
+        page = _page(session, campaign, character, row, form, uris=typed, uris_error=str(exc))
+        return page, exc.status
+    session.commit()
+    flash(f"Saved; {mapped} waiting note(s) now count for {character.name}.", "ok")
+    return redirect(url_for("player.blog", slug=slug))
 
 
 def _change(session, character, form: dict) -> str:

@@ -20,9 +20,9 @@ from pbp.services import (
     cadence,
     campaigns,
     cards,
+    commenters,
     dashboard,
     forum,
-    ingest,
     mail_send,
     turns,
 )
@@ -296,14 +296,11 @@ def map_commenter(slug: str):
     character = session.get(Character, character_id)
     if character is None or character.campaign_id != campaign.id:
         raise UserError("choose a character of this campaign")
-    kind = request.form.get("kind", "name")
-    if kind not in ("name", "uri", "email_hash"):
-        raise UserError("an alias is a name, a profile address or an email hash")
-    mapped = ingest.map_author(
+    mapped = commenters.map_commenter(
         session=session,
-        campaign_id=campaign.id,
-        character_id=character_id,
-        kind=kind,
+        campaign=campaign,
+        character=character,
+        kind=request.form.get("kind", "name"),
         value=request.form.get("value", ""),
     )
     turns.audit(session, campaign, current_account(), "map_commenter", character=character_id)

@@ -70,6 +70,12 @@ MATRIX = {
         lambda role, w: {"character_id": w.characters["Cleo"].id, "value": "Cleopatra"},
         only_referee(201),
     ),
+    "declare_commenter": (
+        "PUT",
+        "/campaigns/{slug}/me/commenter",
+        lambda role: {"uris": [f"https://{role}.example/"]},
+        players(200),
+    ),
     # Ada blogs on pbp: the poll is refused after the permission check lets the referee in.
     "poll_now": ("POST", "/campaigns/{slug}/characters/ada/poll", None, only_referee(400)),
     "list_turns": ("GET", "/campaigns/{slug}/turns", None, PUBLIC),

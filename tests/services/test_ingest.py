@@ -6,10 +6,11 @@ from sqlmodel import select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from pbp.models import Blog, Entry, EntryRevision, Note, Turn
-from pbp.services import ingest
+from pbp.services import commenters, ingest
 from tests.factories import make_campaign, make_characters
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+BRAM_URI = "https://bram.blog.test/"
 
 
 def entry(
@@ -42,6 +43,7 @@ def note(
     source_id="https://blog.test/1#c1",
     published=T0 + timedelta(hours=2),
     parent_url=None,
+    uri=None,
 ):
     return FeedNote(
         source_id=source_id,
@@ -49,7 +51,7 @@ def note(
         parent_source_id=parent,
         parent_url=parent_url,
         author_name=author,
-        author_uri=None,
+        author_uri=uri,
         published=published,
         updated=None,
         body_html=body,
@@ -185,7 +187,11 @@ def test_hostile_html_is_sanitized_on_the_way_in(db_session):
 
 def test_note_maps_to_character_and_stance_is_read_on_arrival(db_session):
     campaign, _, bram, blog, _ = setup(db_session)
-    report = run(db_session, campaign, blog, feed(entry(), notes=(note(),)))
+    # A verified identity: the profile address the referee mapped (a name alone is not).
+    commenters.map_commenter(
+        session=db_session, campaign=campaign, character=bram, kind="uri", value=BRAM_URI
+    )
+    report = run(db_session, campaign, blog, feed(entry(), notes=(note(uri=BRAM_URI),)))
     (stored,) = db_session.exec(select(Note)).all()
     assert report.new_notes == 1
     assert stored.author_character_id == bram.id and stored.stance == "support"
@@ -201,19 +207,21 @@ def test_note_found_by_parent_url(db_session):
 
 def test_unmapped_commenter_is_kept_and_counts_once_mapped(db_session):
     campaign, _, bram, blog, _ = setup(db_session)
-    run(db_session, campaign, blog, feed(entry(), notes=(note(author="bram_the_bold"),)))
+    parsed = feed(entry(), notes=(note(author="bram_the_bold", uri=BRAM_URI),))
+    run(db_session, campaign, blog, parsed)
     (stored,) = db_session.exec(select(Note)).all()
     assert stored.author_character_id is None and stored.author_name == "bram_the_bold"
-    mapped = ingest.map_author(
+    mapped = commenters.map_commenter(
         session=db_session,
-        campaign_id=campaign.id,
-        character_id=bram.id,
-        kind="name",
-        value="Bram_The_Bold",
+        campaign=campaign,
+        character=bram,
+        kind="uri",
+        value=BRAM_URI.upper(),
     )
     db_session.refresh(stored)
     assert mapped == 1 and stored.author_character_id == bram.id
-    run(db_session, campaign, blog, feed(notes=(note(author="bram_the_bold", source_id="c2"),)))
+    later_note = note(author="bram_the_bold", uri=BRAM_URI, source_id="c2")
+    run(db_session, campaign, blog, feed(notes=(later_note,)))
     later = db_session.exec(select(Note).where(Note.source_id == "guid:c2")).one()
     assert later.author_character_id == bram.id
 

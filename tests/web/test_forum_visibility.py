@@ -1,7 +1,8 @@
 """Nobody sees through any page what the rules hide from them: every GET page the forum
 blueprint serves (the front page, threads, roll pages, post pages, sheets, the export and
 the feed) is fetched as the GM, the author, another player, a stranger and a visitor, and
-checked for GM-only posts, whispers, hidden roll results and the campaign seed."""
+checked for GM-only posts, whispers, hidden roll results, deleted posts' text and the
+campaign seed."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sqlmodel import select
 from pbp.models_forum import Roll, Thread
 from pbp.services import rolls
 from pbp.web import forum as forum_web
-from tests.services.test_forum_fixtures import make_table, write
+from tests.services.test_forum_fixtures import T0, make_table, write
 
 
 @pytest.fixture
@@ -83,6 +84,13 @@ def play(db_session, table):
         minutes=5,
     )
     posts["secret_thread"] = secret_thread
+    regretted = write(
+        db_session, table, table.ada_user, "DELETEDSECRET I take it back.", thread=thread, minutes=6
+    )
+    forum_web.forum.delete_post(
+        session=db_session, campaign=table.campaign, post=regretted, actor=table.ada_user, now=T0
+    )
+    posts["deleted"] = regretted
     db_session.commit()
     return thread, posts
 
@@ -125,7 +133,8 @@ def _hidden_from(db_session, table, posts, who) -> list[str]:
         hidden += [_roll(db_session, posts["gm_only"]).id, _roll(db_session, posts["whisper"]).id]
         hidden += [gm_roll.result["text"], "GMROLLLABEL", "BLINDLABEL"]
     if who in ("author", "other player", "stranger", "visitor"):
-        hidden.append(blind_roll.result["text"])
+        # A deleted post's text is the GM's alone, its author's included (its edit page too).
+        hidden += [blind_roll.result["text"], "DELETEDSECRET"]
     return hidden
 
 

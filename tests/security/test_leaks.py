@@ -1,0 +1,127 @@
+"""Issue #16 item 7: three leaks found on a running instance, each kept shut.
+
+- a deleted forum post's text on its edit page (GET), for every member;
+- after the end, the API's roll view carrying the label of a roll in a GM-only post or a
+  whisper inside ``result.command``;
+- the referee's export promising no email addresses while its audit log held invitees'.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pbp.models_forum import Thread
+from pbp.services import accounts, export, forum
+from pbp.web import forum as forum_web
+from tests.api import conftest as api_fixtures
+from tests.api.conftest import NOW, wire
+from tests.factories import make_user
+from tests.services.test_forum_fixtures import T0, make_table, write
+from tests.services.test_history import play_campaign
+from tests.web import conftest as web_fixtures
+
+# The web and API tests' fixtures, shared rather than copied.
+auth = web_fixtures.auth
+api, world, forum_world = api_fixtures.api, api_fixtures.world, api_fixtures.forum_world
+
+
+@pytest.fixture
+def app(app):
+    if "forum" not in app.blueprints:
+        app.register_blueprint(forum_web.bp)
+    wire(app)
+    return app
+
+
+@pytest.fixture
+def table(auth, db_session):
+    users = [auth.create_user(display_name=n) for n in ("Gail GM", "Ann", "Ben", "Cat", "Stan")]
+    return make_table(db_session, users=users)
+
+
+def _deleted_post(db_session, table):
+    opening = write(db_session, table, table.gm, "The rain on Water Street.")
+    thread = db_session.get(Thread, opening.thread_id)
+    post = write(db_session, table, table.ada_user, "DELETEDTEXT I regret this.", thread=thread)
+    forum.delete_post(
+        session=db_session, campaign=table.campaign, post=post, actor=table.ada_user, now=T0
+    )
+    db_session.commit()
+    return post
+
+
+@pytest.mark.parametrize("who", ["author", "other player"])
+def test_a_deleted_posts_edit_page_shows_no_text(auth, client, db_session, table, who):
+    post = _deleted_post(db_session, table)
+    auth.login(table.ada_user if who == "author" else table.cleo_user)
+    page = client.get(f"/c/{table.campaign.slug}/forum/posts/{post.id}/edit")
+    assert page.status_code == 403
+    assert "DELETEDTEXT" not in page.get_data(as_text=True)
+
+
+def test_someone_elses_post_has_no_edit_page(auth, client, db_session, table):
+    opening = write(db_session, table, table.ada_user, "Ada's own words.")
+    db_session.commit()
+    auth.login(table.cleo_user)
+    page = client.get(f"/c/{table.campaign.slug}/forum/posts/{opening.id}/edit")
+    assert page.status_code == 403
+    assert "and the GM can change it, until the end" in page.get_data(as_text=True)
+
+
+def test_the_author_still_edits_a_live_post(auth, client, db_session, table):
+    opening = write(db_session, table, table.ada_user, "LIVETEXT as written.")
+    db_session.commit()
+    auth.login(table.ada_user)
+    page = client.get(f"/c/{table.campaign.slug}/forum/posts/{opening.id}/edit")
+    assert page.status_code == 200 and "LIVETEXT as written." in page.get_data(as_text=True)
+
+
+def test_after_the_end_hidden_posts_roll_labels_stay_hidden_in_the_api(api, forum_world):
+    w = forum_world
+    base = f"/campaigns/{w.extra['forum']}/forum"
+    posts = f"{base}/threads/{w.extra['thread']}/posts"
+    rolls = {}
+    for audience, extra in (("gm", {}), ("whisper", {"recipient_ids": [w.users["referee"].id]})):
+        made = api.post(
+            posts,
+            token=w.tokens["player"],
+            json={"body": f"/roll 3d6 # LABEL{audience.upper()}", "audience": audience, **extra},
+        )
+        assert made.status_code == 201, made.get_data(as_text=True)
+        rolls[audience] = made.get_json()["rolls"][0]["id"]
+    ended = api.post(f"{base}/end", token=w.tokens["referee"])
+    assert ended.status_code == 200
+    for audience, roll_id in rolls.items():
+        for role in ("other_player", "stranger", "anonymous"):
+            answer = api.get(f"{base}/rolls/{roll_id}", token=w.tokens[role])
+            assert answer.status_code == 200
+            body = answer.get_json()
+            roll = body["roll"]
+            assert roll["state"] == "shown" and body["post"] is None
+            assert roll["result"]["command"] == roll["command"] == "/roll 3d6", (audience, role)
+            assert "LABEL" not in json.dumps(body), (audience, role)
+    # The GM and the roller still read the label.
+    mine = api.get(f"{base}/rolls/{rolls['gm']}", token=w.tokens["player"]).get_json()
+    assert mine["roll"]["result"]["command"] == "/roll 3d6 # LABELGM"
+
+
+def test_the_export_carries_no_invitees_address(db_session):
+    referee = make_user(db_session, "Referee")
+    game = play_campaign(db_session, referee=referee)
+    issued = accounts.create_invite(
+        session=db_session,
+        campaign=game.campaign,
+        created_by=referee,
+        secret_key="k" * 32,
+        base_url="http://pbp.test",
+        now=NOW,
+        email="Invitee.Secret@Mail.Example",
+    )
+    assert issued
+    data = export.export_campaign(session=db_session, campaign=game.campaign)
+    text = json.dumps(data).lower()
+    assert "invitee.secret" not in text and "@mail.example" not in text
+    invited = [a for a in data["audit_log"] if a["action"] == "invite.created"]
+    assert len(invited) == 1 and invited[0]["detail"]["invite_id"]  # the event itself stays
