@@ -68,6 +68,13 @@ HOSTILE = {
     ),
 }
 
+TOO_COSTLY = "The feed is too costly to read"
+JUST_UNDER_THE_COUNTS = {
+    "49,000 unclosed nested elements",
+    "70,000 closed nested elements",
+    "199,000 undefined entities",
+}
+
 MEASURE = """
 import json, re, resource, sys, time
 from adapters import parse_feed
@@ -122,7 +129,12 @@ def test_a_hostile_feed_costs_under_5_s_and_256_mib(shape: str) -> None:
     assert figures["cpu"] < 5
     assert figures["rss"] < 256 * MiB
     assert figures["child_rss"] < 256 * MiB
-    assert figures["outcome"].startswith("The feed is too costly to read")
+    if shape in JUST_UNDER_THE_COUNTS:
+        # Only the child's CPU limit stands in their way: a fast enough machine reads them
+        # within it, a slower one refuses them. Either way within the bounds above.
+        assert figures["outcome"] == "parsed" or figures["outcome"].startswith(TOO_COSTLY)
+    else:
+        assert figures["outcome"].startswith(TOO_COSTLY)
 
 
 def test_ordinary_feeds_are_parsed_in_process() -> None:
