@@ -65,6 +65,22 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if _writing.get() else "BEGIN")
 
 
+def release(session: Session) -> None:
+    """End the session's transaction before slow work: a fetch, a parse or a render.
+
+    A web POST is a writer, so on SQLite its first query (even the login's) takes the
+    database's one write lock (`BEGIN IMMEDIATE`); held across seconds of network or CPU
+    work, it makes every other writer of the instance wait, then fail after the busy
+    timeout. Call this first, do the slow work, then read and write again: the next query
+    begins a new, short transaction. What was read stays loaded (expire_on_commit=False),
+    but the checks that guard the write belong after this call, where they cannot go stale.
+    Changes not yet sent are refused: committing half an action is worse than waiting.
+    """
+    if session.new or session.dirty or session.deleted:
+        raise RuntimeError("release() with changes pending: do the slow work before writing")
+    session.commit()
+
+
 def make_engine(url: str, **kwargs) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):
