@@ -9,7 +9,18 @@ from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
 from pbp.errors import Conflict, NotFound, UserError
-from pbp.services import api_reads, blog, campaigns, dashboard, feeds, ingest, mail, polling, turns
+from pbp.services import (
+    api_reads,
+    blog,
+    blogs,
+    campaigns,
+    dashboard,
+    feeds,
+    ingest,
+    mail,
+    polling,
+    turns,
+)
 from pbp.services.api_reads import Page
 from pbp.services.mail import MailSettings
 from pbp.web.access import current_membership, require_member, require_referee
@@ -123,9 +134,11 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    feed_url = (call.body.feed_url or "").strip() or None
-    if feed_url:
-        _check_feed_url(feed_url)
+    feed_url = blogs.checked_feed_address(
+        session=call.session,
+        url=call.body.feed_url,
+        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
+    )
     character = campaigns.add_character(
         session=call.session,
         campaign=campaign,
@@ -135,15 +148,6 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
     )
     turns.audit(call.session, campaign, call.user, "add_character", name=character.name)
     return character_out(character, blog.blog_of(session=call.session, character=character))
-
-
-def _check_feed_url(url: str) -> None:
-    from adapters import FeedError, check_url
-
-    try:
-        check_url(url, allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"])
-    except FeedError as exc:  # blocked, or a host that does not resolve
-        raise UserError(exc.message) from exc
 
 
 @operation(

@@ -94,6 +94,21 @@ def set_builtin_blog(
     return blog
 
 
+def checked_feed_address(*, session: Session, url: str | None, allow_private: bool) -> str | None:
+    """The feed address typed on the roster form (None if blank), checked like every fetch:
+    http(s) only, no private network. Resolving the host is network I/O, so it runs with
+    no transaction open (pbp.db.release)."""
+    url = (url or "").strip() or None
+    if url is None:
+        return None
+    release(session)
+    try:
+        check_url(url, allow_private=allow_private)
+    except FeedError as exc:  # blocked, malformed, or a host that does not resolve
+        raise UserError(exc.message) from exc
+    return url
+
+
 def find_feed(*, url: str, fetcher: Fetcher, allow_private: bool) -> DiscoveredFeed:
     """The best feed for *url* that really is a feed; UserError with the reason if none.
 

@@ -17,6 +17,7 @@ from pbp.models import Blog, Character, utcnow
 from pbp.rules import noteworthy as nw
 from pbp.services import (
     accounts,
+    blogs,
     cadence,
     campaigns,
     cards,
@@ -268,14 +269,11 @@ def final_notice(slug: str):
 def add_character(slug: str):
     session, campaign = _campaign(slug)
     aliases = [a.strip() for a in request.form.get("aliases", "").split(",") if a.strip()]
-    feed_url = (request.form.get("feed_url") or "").strip() or None
-    if feed_url:
-        from adapters import FeedError, check_url
-
-        try:
-            check_url(feed_url, allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"])
-        except FeedError as exc:  # blocked, malformed, or a host that does not resolve
-            raise UserError(exc.message) from exc
+    feed_url = blogs.checked_feed_address(
+        session=session,
+        url=request.form.get("feed_url"),
+        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
+    )
     character = campaigns.add_character(
         session=session,
         campaign=campaign,
