@@ -16,6 +16,7 @@ from pbp import limits
 from pbp.errors import Forbidden, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Character, Entry, Note
+from pbp.sanitize import clean_html
 from pbp.services import play_mail
 from pbp.services.ingest import (
     EntryIndex,
@@ -98,17 +99,25 @@ def edit_entry(
     entry: Entry,
     editor: Character,
     title: str,
-    body_markdown: str,
+    body_markdown: str = "",
     mood: str | None,
     now: datetime,
     mail: MailSettings | None = None,
+    kept_html: str | None = None,
 ) -> str:
     """Edit a built-in entry (kept as a revision); returns "changed" or "same". An edit
-    that makes the entry a challenge mails the target, as a new entry would."""
+    that makes the entry a challenge mails the target, as a new entry would.
+
+    `kept_html` keeps a stored body as it is instead of rendering `body_markdown`: a
+    withdrawal changes only the mood, and its stored HTML need not pass the Markdown checks
+    a typed text does."""
     if entry.character_id != editor.id:
         raise Forbidden("only the entry's author can edit it")
     check_length(title, limits.ENTRY_TITLE, "an entry's title")
-    html = rendered(session=session, text=body_markdown)
+    if kept_html is None:
+        html = rendered(session=session, text=body_markdown)
+    else:
+        html = clean_html(kept_html)
     blog = builtin_blog(session=session, character=editor)
     source_id = entry.source_id.removeprefix("guid:")
     item = _feed_entry(source_id, title, html, mood, now)

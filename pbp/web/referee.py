@@ -11,8 +11,10 @@ from datetime import datetime, timedelta
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from sqlmodel import select
 
+from pbp import limits
 from pbp.db import get_session
 from pbp.errors import UserError
+from pbp.limits import check_length
 from pbp.models import Blog, Character, utcnow
 from pbp.rules import noteworthy as nw
 from pbp.services import (
@@ -256,6 +258,7 @@ def final_notice(slug: str):
     text = (request.form.get("text") or "").strip()
     if not text:
         raise UserError("the final notice needs some text")
+    check_length(text, limits.FINAL_NOTICE, "the final notice")
     campaign.settings = {**campaign.settings, "final_notice": text}
     session.add(campaign)
     turns.audit(session, campaign, current_account(), "final_notice")
