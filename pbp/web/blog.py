@@ -198,7 +198,22 @@ def add_note(slug: str, character: str, entry_id: int):
     refusal = play.note_refusal(entry=entry, turn=turn)
     if refusal:
         raise UserError(refusal)
-    stance = request.form.get("stance") or "none"
+    typed = {k: request.form.get(k) or "" for k in ("body", "fate")}
+    try:
+        _note(session, campaign, turn, mine, entry, typed, request.form.get("stance") or "none")
+    except UserError as exc:  # the entry's page again, with the note as it was typed
+        if exc.status not in FORM_ERRORS:
+            raise
+        session.rollback()
+        page = _entry_page(slug, character, entry_id, typed_note=typed, note_error=str(exc))
+        return page, exc.status
+    flash("Note posted.", "ok")
+    return redirect(
+        url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + "#notes"
+    )
+
+
+def _note(session, campaign, turn, mine, entry, typed: dict, stance: str) -> None:
     if stance not in ("support", "oppose", "none"):
         raise UserError("a position is Support, Oppose or No position")
     if stance != "none":
@@ -211,21 +226,21 @@ def add_note(slug: str, character: str, entry_id: int):
         session=session,
         entry=entry,
         author=mine,
-        body_markdown=request.form.get("body", ""),
+        body_markdown=typed["body"],
         stance=stance,
-        fate=request.form.get("fate"),
+        fate=typed["fate"],
         now=now(),
         mail=_mail(),
     )
     session.commit()
-    flash("Note posted.", "ok")
-    return redirect(
-        url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + "#notes"
-    )
 
 
 @bp.get("/<character>/<int:entry_id>")
 def entry(slug: str, character: str, entry_id: int):
+    return _entry_page(slug, character, entry_id)
+
+
+def _entry_page(slug: str, character: str, entry_id: int, **note_form):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     author, row = _entry(session, campaign, character, entry_id)
@@ -256,6 +271,7 @@ def entry(slug: str, character: str, entry_id: int):
         note_refusal=refusal,
         position_refusal=position,
         final_vote=refusal is None and row.character_id in final,
+        **note_form,
     )
 
 

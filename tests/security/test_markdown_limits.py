@@ -16,7 +16,7 @@ from pbp import limits
 from pbp.errors import UserError
 from pbp.markup import TooIntricate, check_shape, render_markdown
 from pbp.models import User
-from pbp.services import accounts, turns
+from pbp.services import accounts, blog, turns
 from tests.api.conftest import make_token
 from tests.factories import make_campaign, make_characters
 from tests.markdown_shapes import longest_accepted, shapes
@@ -170,3 +170,18 @@ def test_an_over_long_event_is_refused(db_session):
             actor=None,
             now=T0,
         )
+
+
+def test_an_over_long_note_is_refused_with_the_text_kept(auth, db_session):
+    campaign, user = _player(db_session)
+    other = make_characters(db_session, campaign, names=("Other",))[0]
+    entry = blog.post_entry(
+        session=db_session, character=other, title="Hi", body_markdown="Hi", mood="Calm", now=T0
+    )
+    db_session.commit()
+    auth.login(user)
+    body = "y" * (limits.NOTE_BODY + 1)
+    page = auth.post(f"/c/{campaign.slug}/{other.slug}/{entry.id}/notes", {"body": body})
+    assert page.status_code == 400
+    text = page.get_data(as_text=True)
+    assert f"at most {limits.NOTE_BODY:,} characters" in text and body in text
