@@ -143,3 +143,15 @@ def test_a_worst_case_text_does_not_block_other_campaigns(live_app, two_games):
     assert status == 302, f"the neighbour's entry was refused ({status})"
     assert seconds < NEIGHBOUR_BOUND, f"the neighbour's write took {seconds:.2f} s"
     assert done["response"].status_code in (302, 400)  # stored, or refused with a reason
+
+
+def test_release_ends_a_reading_transaction_and_keeps_one_that_wrote(engine):
+    from pbp.db import release
+
+    with Session(engine) as session:
+        session.exec(sa.select(Campaign.id).limit(1)).all()
+        assert release(session) and not session.in_transaction()
+    with Session(engine) as session:
+        make_campaign(session)  # flushed, not committed: a card move's state, say
+        assert not release(session) and session.in_transaction()
+        session.rollback()

@@ -182,7 +182,6 @@ def test_positions_of_challenger_target_and_outsiders_are_refused(
 def test_hostile_markup_is_neutralized_on_every_page(client, auth, game, db_session):
     campaign, (ada, bram, *_) = game
     db_session.get(Character, ada.id).name = "Ada " + XSS
-    db_session.commit()  # the service renders with no transaction open (pbp.db.release)
     entry = blog.post_entry(
         session=db_session,
         character=ada,
