@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from pbp import create_app
-from pbp.models import Campaign, User
+from pbp.models import AuditLog, Campaign, Membership, User
 from pbp.services import accounts, turns
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer
@@ -73,8 +73,14 @@ def two_games(engine):
             made.append(campaign.id)
             games.append((campaign.slug, user.email))
     yield games
+    # Committed for real (other tests count login rows): everything these made goes.
     with Session(engine) as session:
+        people = session.scalars(
+            sa.select(Membership.user_id).where(Membership.campaign_id.in_(made))
+        ).all()
         session.execute(sa.delete(Campaign).where(Campaign.id.in_(made)))
+        session.execute(sa.delete(AuditLog).where(AuditLog.actor_id.in_(people)))
+        session.execute(sa.delete(User).where(User.id.in_(people)))
         session.commit()
 
 
