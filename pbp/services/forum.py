@@ -20,10 +20,11 @@ from sqlmodel import Session, select
 from pbp import limits
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
-from pbp.markup import render_markdown
+from pbp.markup import TooIntricate, render_markdown
 from pbp.models import AuditLog, Campaign, Character, Membership, User
 from pbp.models_forum import Post, PostRecipient, PostRevision, Roll, Thread, Watch
 from pbp.rules import dice
+from pbp.sanitize import text_to_html
 from pbp.services import rolls
 from pbp.services.mail import MailSettings, queue_message
 from pbp.services.rendering import rendered
@@ -488,6 +489,15 @@ def delete_post(
     return post
 
 
+def _stored_html(body: str) -> str:
+    """A stored revision as HTML: one kept from before the shape checks (pbp.markup) may
+    be refused by them now; the GM still reads it, as plain text."""
+    try:
+        return render_markdown(body)
+    except TooIntricate:
+        return text_to_html(body)
+
+
 @dataclass(frozen=True)
 class Revision:
     body: str
@@ -513,7 +523,7 @@ def post_history(
     return [
         Revision(
             r.body,
-            render_markdown(r.body),
+            _stored_html(r.body),
             names.get(r.edited_by, "someone who left"),
             r.created_at,
         )
