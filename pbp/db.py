@@ -65,6 +65,41 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if _writing.get() else "BEGIN")
 
 
+_WROTE = "pbp_wrote"
+
+
+@sa.event.listens_for(Session, "after_flush")
+def _note_write(session, _context) -> None:
+    session.info[_WROTE] = True
+
+
+@sa.event.listens_for(Session, "after_commit")
+@sa.event.listens_for(Session, "after_rollback")
+def _forget_write(session) -> None:
+    session.info.pop(_WROTE, None)
+
+
+def release(session: Session) -> bool:
+    """End the session's transaction before slow work (a fetch, a parse or a render), if
+    it has only read; True if it did.
+
+    A web POST is a writer, so on SQLite its first query (even the login's) takes the
+    database's one write lock (`BEGIN IMMEDIATE`); held across seconds of network or CPU
+    work, it makes every other writer of the instance wait, then fail after the busy
+    timeout. Call this first, do the slow work, then read and write again: the next query
+    begins a new, short transaction. What was read stays loaded (expire_on_commit=False),
+    but the checks that guard the write belong after this call, where they cannot go stale.
+
+    A transaction that has written (or holds changes not yet sent) is left open: its
+    changes must commit together. Only callers that wrote first do that (a card move
+    announcing itself, the demo's setup), and they render short texts of their own.
+    """
+    if session.info.get(_WROTE) or session.new or session.dirty or session.deleted:
+        return False
+    session.commit()
+    return True
+
+
 def make_engine(url: str, **kwargs) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):

@@ -12,6 +12,7 @@ from pbp.errors import NotFound, UserError
 from pbp.services import (
     api_reads,
     blog,
+    blogs,
     campaigns,
     commenters,
     dashboard,
@@ -133,9 +134,11 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    feed_url = (call.body.feed_url or "").strip() or None
-    if feed_url:
-        _check_feed_url(feed_url)
+    feed_url = blogs.checked_feed_address(
+        session=call.session,
+        url=call.body.feed_url,
+        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
+    )
     character = campaigns.add_character(
         session=call.session,
         campaign=campaign,
@@ -145,15 +148,6 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
     )
     turns.audit(call.session, campaign, call.user, "add_character", name=character.name)
     return character_out(character, blog.blog_of(session=call.session, character=character))
-
-
-def _check_feed_url(url: str) -> None:
-    from adapters import FeedError, check_url
-
-    try:
-        check_url(url, allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"])
-    except FeedError as exc:  # blocked, or a host that does not resolve
-        raise UserError(exc.message) from exc
 
 
 @operation(

@@ -165,7 +165,7 @@ def withdraw(call: Call, slug: str, entry_id: int) -> s.EditOut:
         entry=row.entry,
         editor=mine,
         title=row.entry.title,
-        body_markdown=play.markdown_source(latest),
+        kept_html=play.markdown_source(latest),
         mood=play.WITHDRAWN_MOOD,
         now=call.now,
         mail=_mail(),

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, ConfigDict
 from sqlmodel import Field, SQLModel
 
+from pbp import limits
 from pbp.rules import noteworthy as nw
 from pbp.services.campaigns import RULESETS
 
@@ -206,11 +207,13 @@ class PollOut(Out):
 class TailoredIn(Body):
     character_id: Id
     mode: Literal["addition", "replacement"] = "addition"
-    text: Text = Field(min_length=1, max_length=20_000)
+    text: Text = Field(min_length=1, max_length=limits.EVENT_TEXT)
 
 
 class EventIn(Body):
-    text: Text = Field(default="", max_length=20_000, description="The event for everyone.")
+    text: Text = Field(
+        default="", max_length=limits.EVENT_TEXT, description="The event for everyone."
+    )
     tailored: list[TailoredIn] = Field(
         default_factory=list,
         max_length=100,
@@ -252,7 +255,7 @@ class TurnOut(Out):
 
 class ConsequenceIn(Body):
     entry_id: Id
-    text: Text = Field(min_length=1, max_length=4000)
+    text: Text = Field(min_length=1, max_length=limits.CONSEQUENCE)
 
 
 class ResolveIn(Body):
@@ -271,7 +274,7 @@ class RulingIn(Body):
     value: int | bool | Annotated[Text, Field(max_length=200)] | None = Field(
         default=None, description="A character id, or a word such as support or invalid."
     )
-    reason: Text = Field(default="", max_length=4000)
+    reason: Text = Field(default="", max_length=limits.RULING_REASON)
 
 
 class RulingOut(Out):
@@ -421,8 +424,8 @@ class TallyOut(Out):
 
 
 class EntryIn(Body):
-    title: Text = Field(min_length=1, max_length=1000)
-    body: Text = Field(default="", max_length=100_000, description="Markdown.")
+    title: Text = Field(min_length=1, max_length=limits.ENTRY_TITLE)
+    body: Text = Field(default="", max_length=limits.ENTRY_BODY, description="Markdown.")
     mood: Text = Field(
         min_length=1, max_length=200, description='The "Current mood:" line, e.g. Challenging.'
     )
@@ -432,8 +435,8 @@ class EntryIn(Body):
 
 
 class EntryEdit(Body):
-    title: Text = Field(min_length=1, max_length=1000)
-    body: Text = Field(default="", max_length=100_000, description="Markdown.")
+    title: Text = Field(min_length=1, max_length=limits.ENTRY_TITLE)
+    body: Text = Field(default="", max_length=limits.ENTRY_BODY, description="Markdown.")
     mood: Text = Field(min_length=1, max_length=200)
 
 
@@ -469,10 +472,10 @@ class MailPreferences(Body):
 
 
 class NoteIn(Body):
-    body: Text = Field(min_length=1, max_length=20_000, description="Markdown.")
+    body: Text = Field(min_length=1, max_length=limits.NOTE_BODY, description="Markdown.")
     stance: Literal["support", "oppose", "none"] = "none"
     fate: Text | None = Field(
-        default=None, max_length=4000, description="The fate you wish on the loser."
+        default=None, max_length=limits.FATE, description="The fate you wish on the loser."
     )
 
 
@@ -507,7 +510,7 @@ class ChallengeOptionOut(Out):
 class PostIn(Body):
     """A forum post in Markdown; each `/roll` line is rolled once, when it is posted."""
 
-    body: Text = Field(min_length=1, max_length=20_000)
+    body: Text = Field(min_length=1, max_length=limits.POST_BODY)
     kind: Literal["ic", "ooc"] = Field(default="ic", description="In or out of character.")
     audience: Literal["all", "gm", "whisper"] = "all"
     recipient_ids: list[Id] = Field(
@@ -523,7 +526,9 @@ class ThreadIn(Body):
 
 
 class PostEdit(Body):
-    body: Text = Field(max_length=20_000, description="The new text (rolls never change).")
+    body: Text = Field(
+        max_length=limits.POST_BODY, description="The new text (rolls never change)."
+    )
 
 
 class ThreadOut(Out):

@@ -12,9 +12,11 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
+from pbp import limits
 from pbp.errors import Forbidden, UserError
-from pbp.markup import render_markdown
+from pbp.limits import check_length
 from pbp.models import Blog, Character, Entry, Note
+from pbp.sanitize import clean_html
 from pbp.services import play_mail
 from pbp.services.ingest import (
     EntryIndex,
@@ -24,6 +26,7 @@ from pbp.services.ingest import (
     upsert_note,
 )
 from pbp.services.mail import MailSettings
+from pbp.services.rendering import rendered
 
 STANCE_MARKERS = {"support": "Support.", "oppose": "Oppose.", "none": ""}
 
@@ -39,7 +42,7 @@ def builtin_blog(*, session: Session, character: Character) -> Blog:
     return blog
 
 
-def _feed_entry(source_id: str, title: str, body_markdown: str, mood: str | None, now):
+def _feed_entry(source_id: str, title: str, body_html: str, mood: str | None, now):
     return FeedEntry(
         source_id=source_id,
         url=None,
@@ -47,7 +50,7 @@ def _feed_entry(source_id: str, title: str, body_markdown: str, mood: str | None
         author=None,
         published=now,
         updated=now,
-        body_html=render_markdown(body_markdown),
+        body_html=body_html,
         raw_mood=mood,
         mood_source="field",
         fallback_key=fallback_key(title, now),
@@ -70,13 +73,15 @@ def post_entry(
         raise UserError("an entry needs a title")
     if not (mood or "").strip():
         raise UserError('every entry needs a "Current mood:" (Noteworthy)')
+    check_length(title, limits.ENTRY_TITLE, "an entry's title")
+    html = rendered(session=session, text=body_markdown)
     blog = builtin_blog(session=session, character=character)
     source_id = f"urn:pbp:entry:{uuid.uuid4()}"
     parsed = ParsedFeed(
         kind="builtin",
         title=character.name,
         site_url=None,
-        entries=(_feed_entry(source_id, title, body_markdown, mood, now),),
+        entries=(_feed_entry(source_id, title, html, mood, now),),
     )
     report = ingest_parsed(
         session=session, blog=blog, parsed=parsed, now=now, campaign_id=character.campaign_id
@@ -94,18 +99,28 @@ def edit_entry(
     entry: Entry,
     editor: Character,
     title: str,
-    body_markdown: str,
+    body_markdown: str = "",
     mood: str | None,
     now: datetime,
     mail: MailSettings | None = None,
+    kept_html: str | None = None,
 ) -> str:
     """Edit a built-in entry (kept as a revision); returns "changed" or "same". An edit
-    that makes the entry a challenge mails the target, as a new entry would."""
+    that makes the entry a challenge mails the target, as a new entry would.
+
+    `kept_html` keeps a stored body as it is instead of rendering `body_markdown`: a
+    withdrawal changes only the mood, and its stored HTML need not pass the Markdown checks
+    a typed text does."""
     if entry.character_id != editor.id:
         raise Forbidden("only the entry's author can edit it")
+    check_length(title, limits.ENTRY_TITLE, "an entry's title")
+    if kept_html is None:
+        html = rendered(session=session, text=body_markdown)
+    else:
+        html = clean_html(kept_html)
     blog = builtin_blog(session=session, character=editor)
     source_id = entry.source_id.removeprefix("guid:")
-    item = _feed_entry(source_id, title, body_markdown, mood, now)
+    item = _feed_entry(source_id, title, html, mood, now)
     turns = turns_of(session=session, campaign_id=editor.campaign_id)
     outcome = upsert_entry(
         session=session, blog=blog, item=item, turns=turns, index=EntryIndex(session, blog), now=now
@@ -133,6 +148,9 @@ def post_note(
     text = f"{marker}\n\n{body_markdown}".strip() if marker else body_markdown
     if not text.strip():
         raise UserError("a note needs some text")
+    check_length(body_markdown, limits.NOTE_BODY, "a note")
+    check_length((fate or "").strip(), limits.FATE, "the fate you wish")
+    html = rendered(session=session, text=text)
     source_id = f"urn:pbp:note:{uuid.uuid4()}"
     item = FeedNote(
         source_id=source_id,
@@ -143,7 +161,7 @@ def post_note(
         author_uri=None,
         published=now,
         updated=now,
-        body_html=render_markdown(text),
+        body_html=html,
         title="",
         fallback_key=source_id,
     )
@@ -153,7 +171,7 @@ def post_note(
         select(Note).where(Note.entry_id == entry.id, Note.source_id == "guid:" + source_id)
     ).one()
     if fate and fate.strip():
-        note.fate_text = fate.strip()[:4000]
+        note.fate_text = fate.strip()
         session.add(note)
     session.flush()
     if mail is not None:

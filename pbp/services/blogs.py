@@ -18,6 +18,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from adapters import DiscoveredFeed, FeedError, Fetcher, check_url, discover_feeds, parse_feed
+from pbp.db import release
 from pbp.errors import Conflict, UserError
 from pbp.models import AuditLog, Blog, Character, User
 
@@ -55,9 +56,12 @@ def set_external_blog(
     """Point the character's blog at the player's own blog and have it polled soon.
 
     Raises UserError with the adapters' message when the address is blocked (SSRF),
-    unreachable, or has no feed; nothing is changed then.
+    unreachable, or has no feed; nothing is changed then. The fetches run with no
+    transaction open (they can take the fetcher's whole deadline); the checks and the
+    change run after them, in a short one.
     """
     url = normalize_address(url)
+    release(session)
     feed = find_feed(url=url, fetcher=fetcher, allow_private=allow_private)
     _refuse_shared_feed(session, character, feed.url)
     blog = blog_of(session=session, character=character)
@@ -88,6 +92,21 @@ def set_builtin_blog(
     _audit(session, character, actor, now, before, blog)
     session.flush()
     return blog
+
+
+def checked_feed_address(*, session: Session, url: str | None, allow_private: bool) -> str | None:
+    """The feed address typed on the roster form (None if blank), checked like every fetch:
+    http(s) only, no private network. Resolving the host is network I/O, so it runs with
+    no transaction open (pbp.db.release)."""
+    url = (url or "").strip() or None
+    if url is None:
+        return None
+    release(session)
+    try:
+        check_url(url, allow_private=allow_private)
+    except FeedError as exc:  # blocked, malformed, or a host that does not resolve
+        raise UserError(exc.message) from exc
+    return url
 
 
 def find_feed(*, url: str, fetcher: Fetcher, allow_private: bool) -> DiscoveredFeed:

@@ -17,13 +17,17 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from pbp import limits
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
-from pbp.markup import render_markdown
+from pbp.limits import check_length
+from pbp.markup import TooIntricate, render_markdown
 from pbp.models import AuditLog, Campaign, Character, Membership, User
 from pbp.models_forum import Post, PostRecipient, PostRevision, Roll, Thread, Watch
 from pbp.rules import dice
+from pbp.sanitize import text_to_html
 from pbp.services import rolls
 from pbp.services.mail import MailSettings, queue_message
+from pbp.services.rendering import rendered
 from pbp.services.rolls import AFTER_THE_END as AFTER_THE_END  # re-exported for pages
 from pbp.services.rolls import (
     ANONYMOUS,
@@ -35,7 +39,6 @@ from pbp.services.rolls import (
 
 FORUM_RULESETS = ("one", "noir", "sex-and-violence", "one-can-have-her")
 MAX_TITLE = 200
-MAX_BODY = 20_000
 KINDS = {"ic": "In character", "ooc": "Out of character"}
 AUDIENCES = {
     "all": "Everyone",
@@ -284,6 +287,7 @@ class Draft:
 @dataclass(frozen=True)
 class _Prepared:
     body: str
+    html: str
     character: Character | None
     recipients: tuple[int, ...]
     planned: tuple[rolls.PlannedRoll, ...]
@@ -301,11 +305,19 @@ def strip_roll_lines(text: str) -> str:
     return "\n".join(kept).strip()
 
 
-def preview(*, text: str) -> tuple[str, list[str]]:
+def typed_body(text: str | None) -> str:
+    """A post's text as stored: one kind of line end, trimmed, within the limit."""
+    body = (text or "").replace("\r\n", "\n").strip()
+    return check_length(body, limits.POST_BODY, "a post")
+
+
+def preview(*, session: Session, text: str) -> tuple[str, list[str]]:
     """What a post will look like: its HTML and the commands it will roll when posted.
-    Nothing is rolled and nothing is stored; a bad command raises `RollError`."""
-    commands = [c.canonical() for c in dice.find_roll_commands(text)]
-    return render_markdown(strip_roll_lines(text)), commands
+    Nothing is rolled and nothing is stored; a bad command raises `RollError`. The same
+    limit as posting applies, and no transaction stays open across the render."""
+    body = typed_body(text)
+    commands = [c.canonical() for c in dice.find_roll_commands(body)]
+    return rendered(session=session, text=strip_roll_lines(body)), commands
 
 
 def create_thread(
@@ -320,6 +332,7 @@ def create_thread(
 ) -> Post:
     """Open a scene with its first post. A repeated submit of the same form returns the
     first post (and its thread) instead of opening a second."""
+    html = rendered(session=session, text=strip_roll_lines(typed_body(draft.body)))
     existing = _by_token(session, author, draft.client_token)
     if existing is not None:
         return existing
@@ -328,7 +341,7 @@ def create_thread(
         raise UserError("a thread needs a title")
     if len(title) > MAX_TITLE:
         raise UserError(f"a title may be at most {MAX_TITLE} characters")
-    prepared = _prepare(session, campaign, author, draft)
+    prepared = _prepare(session, campaign, author, draft, html)
     thread = Thread(campaign_id=campaign.id, title=title, created_by=author.id, created_at=now)
     return _store(session, campaign, thread, author, draft, prepared, mail, now)
 
@@ -351,10 +364,11 @@ def create_post(
     """
     if thread.campaign_id != campaign.id:
         raise NotFound("there is no such thread")
+    html = rendered(session=session, text=strip_roll_lines(typed_body(draft.body)))
     existing = _by_token(session, author, draft.client_token)
     if existing is not None:
         return existing
-    prepared = _prepare(session, campaign, author, draft)
+    prepared = _prepare(session, campaign, author, draft, html)
     viewer = viewer_for(session=session, campaign=campaign, user=author)
     if not viewer.is_gm and not visible_posts(
         session=session, campaign=campaign, viewer=viewer, thread=thread
@@ -363,7 +377,9 @@ def create_post(
     return _store(session, campaign, thread, author, draft, prepared, mail, now)
 
 
-def _prepare(session: Session, campaign: Campaign, author: User, draft: Draft) -> _Prepared:
+def _prepare(
+    session: Session, campaign: Campaign, author: User, draft: Draft, html: str
+) -> _Prepared:
     require_forum(campaign)
     member = _membership(session, campaign, author.id)
     if member is None:
@@ -379,15 +395,13 @@ def _prepare(session: Session, campaign: Campaign, author: User, draft: Draft) -
             raise UserError(f"unknown {what} {value!r}; choose one of {', '.join(allowed)}")
     if draft.client_token is not None and not _TOKEN.fullmatch(draft.client_token):
         raise UserError("the form is damaged (its token is not valid): reload the page")
-    body = (draft.body or "").replace("\r\n", "\n").strip()
-    if len(body) > MAX_BODY:
-        raise UserError(f"a post may be at most {MAX_BODY:,} characters")
+    body = typed_body(draft.body)
     character = _character_for(session, campaign, author, member, draft.character_id)
     recipients = _recipients_for(session, campaign, author, draft)
     planned = rolls.plan_rolls(session=session, character=character, text=body)
     if not strip_roll_lines(body) and not planned:
         raise UserError("write something to post")
-    return _Prepared(body, character, recipients, planned)
+    return _Prepared(body, html, character, recipients, planned)
 
 
 def _store(
@@ -410,7 +424,7 @@ def _store(
         kind=draft.kind,
         audience=draft.audience,
         body=text,
-        body_html=render_markdown(text),
+        body_html=prepared.html,
         client_token=draft.client_token,
         created_at=now,
     )
@@ -447,23 +461,23 @@ def edit_post(
     *, session: Session, campaign: Campaign, post: Post, editor: User, body: str, now: datetime
 ) -> Post:
     """Change a post's text, keeping every version for the GM. Rolls are not touched and
-    no new ones are made: dice are rolled only when a post is first submitted."""
-    viewer = viewer_for(session=session, campaign=campaign, user=editor)
-    if not _can_edit(post, viewer, campaign.status == "ended"):
-        raise Forbidden("only the post's author and the GM can change it, until the end")
-    body = (body or "").replace("\r\n", "\n").strip()
+    no new ones are made: dice are rolled only when a post is first submitted. The text is
+    rendered first, with no transaction open; the checks and the change come after."""
+    body = typed_body(body)
     if strip_roll_lines(body) != body:
         raise UserError(
             "rolls are made only when a post is first submitted: write a new post "
             "to roll (this post's rolls stay as they were)"
         )
-    if len(body) > MAX_BODY:
-        raise UserError(f"a post may be at most {MAX_BODY:,} characters")
+    html = rendered(session=session, text=body)
+    viewer = viewer_for(session=session, campaign=campaign, user=editor)
+    if not _can_edit(post, viewer, campaign.status == "ended"):
+        raise Forbidden("only the post's author and the GM can change it, until the end")
     if body == post.body:
         return post
     if not body and not rolls.rolls_of_posts(session=session, post_ids=[post.id]):
         raise UserError("a post cannot be empty: delete it instead")
-    post.body, post.body_html, post.edited_at = body, render_markdown(body), now
+    post.body, post.body_html, post.edited_at = body, html, now
     session.add(post)
     session.add(PostRevision(post_id=post.id, body=body, edited_by=editor.id, created_at=now))
     session.flush()
@@ -482,6 +496,15 @@ def delete_post(
     _audit(session, campaign, actor, "post.delete", now, post_id=post.id)
     session.flush()
     return post
+
+
+def _stored_html(body: str) -> str:
+    """A stored revision as HTML: one kept from before the shape checks (pbp.markup) may
+    be refused by them now; the GM still reads it, as plain text."""
+    try:
+        return render_markdown(body)
+    except TooIntricate:
+        return text_to_html(body)
 
 
 @dataclass(frozen=True)
@@ -509,7 +532,7 @@ def post_history(
     return [
         Revision(
             r.body,
-            render_markdown(r.body),
+            _stored_html(r.body),
             names.get(r.edited_by, "someone who left"),
             r.created_at,
         )

@@ -19,13 +19,14 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from pbp import limits
 from pbp.errors import Forbidden, UserError
 from pbp.models import AuditLog, Campaign, Character, Membership, User
 from pbp.models_forum import Sheet
 from pbp.rules import one
 from pbp.rules.dice import NoirRoll, OneRoll, RollCommand, RollError
 
-MAX_SHEET_CHARS = 20_000
+MAX_SHEET_CHARS = limits.SHEET_JSON
 MAX_NOTES = 4000
 NOIR_NUMBER_KEYS = ("skills", "attributes")
 

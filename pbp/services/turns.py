@@ -13,7 +13,9 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from pbp import limits
 from pbp.errors import Conflict, UserError
+from pbp.limits import check_length
 from pbp.models import (
     AuditLog,
     Campaign,
@@ -106,6 +108,9 @@ def post_event(
     """
     if not text.strip() and not tailored:
         raise UserError("an event needs a description")
+    check_length(text.strip(), limits.EVENT_TEXT, "an event")
+    for item in tailored:
+        check_length(item.text.strip(), limits.EVENT_TEXT, "a tailored event")
     lock_campaign(session, campaign)
     previous = latest_turn(session=session, campaign=campaign)
     if expected_number is not None and previous and previous.number == expected_number:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from sqlmodel import select
 
+from pbp import limits
 from pbp.db import get_session
 from pbp.errors import Forbidden, NotFound, UserError
+from pbp.limits import check_length
 from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
 from pbp.rules import noteworthy as nw
 from pbp.services import blog, campaigns, feeds, play, turns
@@ -17,6 +19,8 @@ from pbp.web import access
 from pbp.web.access import current_account, login_required
 
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
+# Errors a person can fix by changing the form: shown again with the form, their text kept.
+FORM_ERRORS = (400, 409)
 
 
 def now():
@@ -50,32 +54,42 @@ def write(slug: str):
         session=session, campaign=campaign, character=character, turn=turn
     )
     form = {"title": "", "mood": "", "body": "", "target": ""}
+    error, status = None, 200
     if request.method == "POST":
         form = {k: request.form.get(k, "").strip() for k in form}
-        target = play.chosen_target(option, form["mood"], form["target"])
-        entry = blog.post_entry(
-            session=session,
-            character=character,
-            title=form["title"],
-            body_markdown=play.with_target(form["body"], form["mood"], target),
-            mood=form["mood"],
-            now=now(),
-            mail=_mail(),
-        )
-        session.commit()
-        flash("Entry posted.", "ok")
-        return redirect(
-            url_for("blog.entry", slug=slug, character=character.slug, entry_id=entry.id)
-        )
+        try:
+            check_length(form["body"], limits.ENTRY_BODY, "an entry")
+            target = play.chosen_target(option, form["mood"], form["target"])
+            entry = blog.post_entry(
+                session=session,
+                character=character,
+                title=form["title"],
+                body_markdown=play.with_target(form["body"], form["mood"], target),
+                mood=form["mood"],
+                now=now(),
+                mail=_mail(),
+            )
+            session.commit()
+        except UserError as exc:  # shown with the form, what was typed kept
+            if exc.status not in FORM_ERRORS:
+                raise
+            session.rollback()
+            error, status = str(exc), exc.status
+        else:
+            flash("Entry posted.", "ok")
+            return redirect(
+                url_for("blog.entry", slug=slug, character=character.slug, entry_id=entry.id)
+            )
     return render_template(
         "blog/write.html",
         campaign=campaign,
         character=character,
         option=option,
         form=form,
+        error=error,
         moods=_mood_suggestions(campaign),
         turn=turn,
-    )
+    ), status
 
 
 @bp.route("/<character>/<int:entry_id>/edit", methods=["GET", "POST"])
@@ -87,27 +101,17 @@ def edit(slug: str, character: str, entry_id: int):
     author, entry = _entry(session, campaign, character, entry_id)
     if author.id != mine.id:
         raise Forbidden("only the entry's author can edit it")
+    error, status, typed = None, 200, None
     if request.method == "POST":
-        new_mood = request.form.get("mood", "")
-        if nw.is_challenging(new_mood) and entry.mood != nw.CHALLENGING:
-            # Editing to Challenging makes a challenge at the edit's time: same checks.
-            turn = play.open_turn(session=session, campaign=campaign)
-            option = play.challenge_option(
-                session=session, campaign=campaign, character=mine, turn=turn
-            )
-            if not option.allowed:
-                raise UserError(option.reason)
-        outcome = blog.edit_entry(
-            session=session,
-            entry=entry,
-            editor=mine,
-            title=request.form.get("title", ""),
-            body_markdown=request.form.get("body", ""),
-            mood=request.form.get("mood", ""),
-            now=now(),
-            mail=_mail(),
-        )
-        session.commit()
+        typed = {k: request.form.get(k, "") for k in ("title", "mood", "body")}
+        try:
+            outcome = _edit(session, campaign, mine, entry, typed)
+        except UserError as exc:  # shown with the form, what was typed kept
+            if exc.status not in FORM_ERRORS:
+                raise
+            session.rollback()
+            error, status = str(exc), exc.status
+    if request.method == "POST" and error is None:
         flash(
             "Entry updated (the earlier version is kept)."
             if outcome == "changed"
@@ -121,7 +125,33 @@ def edit(slug: str, character: str, entry_id: int):
         entry=entry,
         author=author,
         moods=_mood_suggestions(campaign),
+        typed=typed,
+        error=error,
+    ), status
+
+
+def _edit(session, campaign, mine, entry, typed: dict) -> str:
+    check_length(typed["body"], limits.ENTRY_BODY, "an entry")
+    if nw.is_challenging(typed["mood"]) and entry.mood != nw.CHALLENGING:
+        # Editing to Challenging makes a challenge at the edit's time: same checks.
+        turn = play.open_turn(session=session, campaign=campaign)
+        option = play.challenge_option(
+            session=session, campaign=campaign, character=mine, turn=turn
+        )
+        if not option.allowed:
+            raise UserError(option.reason)
+    outcome = blog.edit_entry(
+        session=session,
+        entry=entry,
+        editor=mine,
+        title=typed["title"],
+        body_markdown=typed["body"],
+        mood=typed["mood"],
+        now=now(),
+        mail=_mail(),
     )
+    session.commit()
+    return outcome
 
 
 @bp.post("/<character>/<int:entry_id>/withdraw")
@@ -147,7 +177,7 @@ def withdraw(slug: str, character: str, entry_id: int):
         entry=entry,
         editor=mine,
         title=entry.title,
-        body_markdown=play.markdown_source(body),
+        kept_html=play.markdown_source(body),
         mood=play.WITHDRAWN_MOOD,
         now=now(),
         mail=_mail(),
@@ -168,7 +198,22 @@ def add_note(slug: str, character: str, entry_id: int):
     refusal = play.note_refusal(entry=entry, turn=turn)
     if refusal:
         raise UserError(refusal)
-    stance = request.form.get("stance") or "none"
+    typed = {k: request.form.get(k) or "" for k in ("body", "fate")}
+    try:
+        _note(session, campaign, turn, mine, entry, typed, request.form.get("stance") or "none")
+    except UserError as exc:  # the entry's page again, with the note as it was typed
+        if exc.status not in FORM_ERRORS:
+            raise
+        session.rollback()
+        page = _entry_page(slug, character, entry_id, typed_note=typed, note_error=str(exc))
+        return page, exc.status
+    flash("Note posted.", "ok")
+    return redirect(
+        url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + "#notes"
+    )
+
+
+def _note(session, campaign, turn, mine, entry, typed: dict, stance: str) -> None:
     if stance not in ("support", "oppose", "none"):
         raise UserError("a position is Support, Oppose or No position")
     if stance != "none":
@@ -181,21 +226,21 @@ def add_note(slug: str, character: str, entry_id: int):
         session=session,
         entry=entry,
         author=mine,
-        body_markdown=request.form.get("body", ""),
+        body_markdown=typed["body"],
         stance=stance,
-        fate=request.form.get("fate"),
+        fate=typed["fate"],
         now=now(),
         mail=_mail(),
     )
     session.commit()
-    flash("Note posted.", "ok")
-    return redirect(
-        url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + "#notes"
-    )
 
 
 @bp.get("/<character>/<int:entry_id>")
 def entry(slug: str, character: str, entry_id: int):
+    return _entry_page(slug, character, entry_id)
+
+
+def _entry_page(slug: str, character: str, entry_id: int, **note_form):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     author, row = _entry(session, campaign, character, entry_id)
@@ -226,6 +271,7 @@ def entry(slug: str, character: str, entry_id: int):
         note_refusal=refusal,
         position_refusal=position,
         final_vote=refusal is None and row.character_id in final,
+        **note_form,
     )
 
 

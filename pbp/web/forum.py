@@ -252,7 +252,7 @@ def new_thread(slug: str):
     draft, title = _draft(), request.form.get("title", "")
     try:
         if request.form.get("action") == "preview":
-            html, commands = forum.preview(text=draft.body)
+            html, commands = forum.preview(session=session, text=draft.body)
             return render_template(
                 "forum/new.html",
                 campaign=campaign,
@@ -295,7 +295,7 @@ def reply(slug: str, thread_id: int):
     )
     try:
         if request.form.get("action") == "preview":
-            html, commands = forum.preview(text=draft.body)
+            html, commands = forum.preview(session=session, text=draft.body)
             return _thread_page(campaign, thread_id, draft=draft, preview=html, commands=commands)
         post = forum.create_post(
             session=session,

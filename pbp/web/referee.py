@@ -11,12 +11,15 @@ from datetime import datetime, timedelta
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from sqlmodel import select
 
+from pbp import limits
 from pbp.db import get_session
 from pbp.errors import UserError
+from pbp.limits import check_length
 from pbp.models import Blog, Character, utcnow
 from pbp.rules import noteworthy as nw
 from pbp.services import (
     accounts,
+    blogs,
     cadence,
     campaigns,
     cards,
@@ -255,6 +258,7 @@ def final_notice(slug: str):
     text = (request.form.get("text") or "").strip()
     if not text:
         raise UserError("the final notice needs some text")
+    check_length(text, limits.FINAL_NOTICE, "the final notice")
     campaign.settings = {**campaign.settings, "final_notice": text}
     session.add(campaign)
     turns.audit(session, campaign, current_account(), "final_notice")
@@ -268,14 +272,11 @@ def final_notice(slug: str):
 def add_character(slug: str):
     session, campaign = _campaign(slug)
     aliases = [a.strip() for a in request.form.get("aliases", "").split(",") if a.strip()]
-    feed_url = (request.form.get("feed_url") or "").strip() or None
-    if feed_url:
-        from adapters import FeedError, check_url
-
-        try:
-            check_url(feed_url, allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"])
-        except FeedError as exc:  # blocked, malformed, or a host that does not resolve
-            raise UserError(exc.message) from exc
+    feed_url = blogs.checked_feed_address(
+        session=session,
+        url=request.form.get("feed_url"),
+        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
+    )
     character = campaigns.add_character(
         session=session,
         campaign=campaign,

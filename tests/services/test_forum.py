@@ -317,7 +317,7 @@ def test_noteworthy_campaigns_have_no_forum(db_session):
 def test_preview_rolls_nothing(db_session, table):
     secret = rolls.get_secret(session=db_session, campaign=table.campaign)
     before = (secret.seed, secret.commitment) if secret else None
-    html, commands = forum.preview(text="**Bold**\n/roll 2d6+1")
+    html, commands = forum.preview(session=db_session, text="**Bold**\n/roll 2d6+1")
     assert "<strong>Bold</strong>" in html and "/roll" not in html
     assert commands == ["/roll 2d6+1"]
     assert db_session.exec(select(Roll)).all() == []
