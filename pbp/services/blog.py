@@ -12,11 +12,11 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
+from adapters.sanitize import clean_html
 from pbp import limits
 from pbp.errors import Forbidden, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Character, Entry, Note
-from pbp.sanitize import clean_html
 from pbp.services import play_mail
 from pbp.services.ingest import (
     EntryIndex,

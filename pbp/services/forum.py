@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from adapters.sanitize import text_to_html
 from pbp import limits
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
@@ -24,7 +25,6 @@ from pbp.markup import TooIntricate, render_markdown
 from pbp.models import AuditLog, Campaign, Character, Membership, User
 from pbp.models_forum import Post, PostRecipient, PostRevision, Roll, Thread, Watch
 from pbp.rules import dice
-from pbp.sanitize import text_to_html
 from pbp.services import rolls
 from pbp.services.mail import MailSettings, queue_message
 from pbp.services.rendering import rendered
