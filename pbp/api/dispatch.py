@@ -25,6 +25,7 @@ from pbp.errors import Conflict, NotFound
 from pbp.models import utcnow
 from pbp.services import api_tokens, idempotency
 from pbp.services.api_reads import Page
+from pbp.web import rate_limits
 
 JSON = "application/json"
 
@@ -50,6 +51,8 @@ def dispatch(op: Operation, path: dict) -> Response:
         bearer.require_token(user)
     if op.writes:
         api_tokens.require_scope(token, "write")
+    if op.name in rate_limits.CONTENT_OPERATIONS:
+        rate_limits.check_content(user)  # the same per-account budget as the pages
     call = Call(session=session, user=user, token=token, now=now())
     call.query, call.after = _query(op)
     call.body = _body(op)

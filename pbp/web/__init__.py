@@ -15,18 +15,22 @@ def init_app(app: Flask) -> None:
         cards,
         feeds,
         forum,
+        headers,
         history,
         mail,
         nav,
         player,
         public,
         referee,
+        request_size,
         roster,
         times,
         tokens,
         turns,
     )
 
+    request_size.init_app(app)  # first: refuse an oversized body before anything reads it
+    headers.init_app(app)  # CSP, nosniff, Referrer-Policy on every response
     auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
     nav.init_app(app)  # the campaign navigation bar, a template global
     times.init_app(app)  # the `zoned` and `iso` filters
