@@ -14,9 +14,10 @@ import pytest
 import requests
 from werkzeug.serving import make_server
 
-from pbp.config import MAX_REQUEST_BYTES, load_config
+from pbp.config import load_config
 from pbp.errors import ConfigError
 
+MAX_REQUEST_BYTES = 1024 * 1024  # the default
 OVER = MAX_REQUEST_BYTES + 1
 UNSUBSCRIBE = "/mail/unsubscribe/not-even-a-token"
 
