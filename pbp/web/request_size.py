@@ -42,8 +42,11 @@ def _refuse_oversize() -> None:
         # Chunked: werkzeug stops reading at the limit but hands on what it read as if
         # it were all, so a form would be silently cut short. Read up to the limit (kept
         # for the view), then one byte more: werkzeug raises 413 if there is one.
-        request.get_data(cache=True)
-        request.stream.read(1)
+        try:
+            request.get_data(cache=True)
+            request.stream.read(1)
+        except RequestEntityTooLarge:
+            raise TooLarge(too_large_message(limit)) from None
 
 
 def _too_large(_exc: RequestEntityTooLarge):

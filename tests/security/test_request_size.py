@@ -114,3 +114,15 @@ def test_a_small_chunked_body_is_read_whole(served):
     )
     assert answer.status_code == 400  # the bogus link's own refusal, not a size refusal
     assert "unsubscribe link is damaged" in answer.text
+
+
+def test_a_chunked_api_body_over_the_limit_gets_problem_json(served):
+    answer = requests.post(
+        served + "/api/v1/campaigns/any/entries",
+        data=_chunks(2 * MAX_REQUEST_BYTES),
+        headers={"Content-Type": "application/json"},
+        timeout=30,
+    )
+    assert answer.status_code == 413
+    assert answer.headers["Content-Type"] == "application/problem+json"
+    assert "larger than the 1 MiB pbp accepts" in answer.json()["detail"]
