@@ -87,18 +87,17 @@ def _limit_views(app: Flask) -> None:
     """
     limiter = rate_limits.init_app(app)
     reset_limit = app.config.get("PBP_RESET_LIMIT", RESET_LIMIT)
-    failed = lambda response: response.status_code != 302  # noqa: E731
     login_limits = [
         limiter.limit(
             app.config.get("PBP_LOGIN_LIMIT", LOGIN_LIMIT),
             key_func=rate_limits.login_key,
             methods=["POST"],
-            deduct_when=failed,
+            deduct_when=_failed,
         ),
         limiter.limit(
             app.config.get("PBP_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT),
             methods=["POST"],
-            deduct_when=failed,
+            deduct_when=_failed,
             scope="login-address",
         ),
     ]
@@ -110,6 +109,10 @@ def _limit_views(app: Flask) -> None:
     for endpoint, decorators in limits.items():
         for limit in decorators:
             app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+
+
+def _failed(response) -> bool:
+    return response.status_code != 302  # a login that worked redirects
 
 
 @login_manager.user_loader

@@ -7,7 +7,8 @@
 - Images: with `PBP_BLOCK_REMOTE_IMAGES` on (the default) pages load images only from pbp
   itself, so an image in an entry, note or ingested feed post cannot tell another site who
   read it and when. Entries and feeds already stored are covered too: the browser enforces
-  it when the page is shown, whatever was stored.
+  it when the page is shown, whatever was stored. Feed readers ignore our CSP, so the Atom
+  feeds pbp serves drop remote images' sources (the `local_images` template filter).
 - X-Content-Type-Options: nosniff, so an uploaded or stored text is never run as a script.
 - Referrer-Policy: same-origin, so a link in player content does not tell the linked site
   which campaign page it was on. A view that sets its own (the token pages' no-referrer)
@@ -17,6 +18,8 @@
 from __future__ import annotations
 
 from flask import Flask, Response, current_app
+
+from pbp.sanitize import without_remote_images
 
 LOCAL_IMAGES = "'self' data:"
 ANY_IMAGES = "'self' data: https: http:"
@@ -38,6 +41,14 @@ def content_security_policy(block_remote_images: bool) -> str:
 
 def init_app(app: Flask) -> None:
     app.after_request(_add_headers)
+    app.add_template_filter(_local_images, "local_images")
+
+
+def _local_images(html: str) -> str:
+    """For HTML no CSP protects (the Atom feeds out): remote images lose their source."""
+    if not current_app.config.get("PBP_BLOCK_REMOTE_IMAGES", True):
+        return html
+    return without_remote_images(html)
 
 
 def _add_headers(response: Response) -> Response:

@@ -165,3 +165,34 @@ def test_remote_images_can_be_allowed(app_with):
 def test_the_image_setting_reads_the_environment(tmp_path, value, blocked):
     env = {"SECRET_KEY": "k" * 40, "PBP_BLOCK_REMOTE_IMAGES": value}
     assert load_config(tmp_path, env)["PBP_BLOCK_REMOTE_IMAGES"] is blocked
+
+
+def _entry_with_image(db_session, world) -> None:
+    from pbp.services import blog
+    from tests.api.conftest import NOW
+
+    blog.post_entry(
+        session=db_session,
+        character=world.characters["Bram"],
+        title="A postcard",
+        body_markdown="![a harbour](https://tracker.example/p.png) ![ours](/static/x.png)",
+        mood="calm",
+        now=NOW,
+    )
+    db_session.commit()
+
+
+def test_feeds_out_carry_no_remote_image_sources(client, db_session, world):
+    """Feed readers ignore pbp's CSP: the Atom feed itself must not name the image."""
+    _entry_with_image(db_session, world)
+    feed = client.get(f"/c/{world.slug}/feed.atom").get_data(as_text=True)
+    assert "a harbour" in feed  # the alt text stays
+    assert "tracker.example" not in feed
+    assert "/static/x.png" in feed  # pbp's own images stay
+
+
+def test_feeds_keep_remote_images_when_allowed(app_with, db_session, world):
+    client = app_with(PBP_BLOCK_REMOTE_IMAGES=False).test_client()
+    _entry_with_image(db_session, world)
+    feed = client.get(f"/c/{world.slug}/feed.atom").get_data(as_text=True)
+    assert "https://tracker.example/p.png" in feed
