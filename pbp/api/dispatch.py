@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from flask import Response, current_app, request
 from pydantic import BaseModel, ValidationError
 
+from pbp import rate_limits
 from pbp.api import bearer, problems
 from pbp.api.registry import Call, Operation
 from pbp.api.schemas import MAX_ID
@@ -25,7 +26,6 @@ from pbp.errors import Conflict, NotFound
 from pbp.models import utcnow
 from pbp.services import api_tokens, idempotency
 from pbp.services.api_reads import Page
-from pbp.web import rate_limits
 
 JSON = "application/json"
 

@@ -13,7 +13,7 @@ from pydantic.json_schema import models_json_schema
 
 from pbp.api import schemas
 from pbp.api.registry import ACCESS_TEXT, OPERATIONS, Operation
-from pbp.web.rate_limits import CONTENT_OPERATIONS
+from pbp.rate_limits import CONTENT_OPERATIONS
 
 REF = "#/components/schemas/{model}"
 PROBLEM = "application/problem+json"

@@ -9,6 +9,7 @@ from pbp.errors import PbpError, RulesError, SchemaBehind, UserError
 
 
 def init_app(app: Flask) -> None:
+    from pbp import request_size
     from pbp.web import (
         auth,
         blog,
@@ -22,7 +23,6 @@ def init_app(app: Flask) -> None:
         player,
         public,
         referee,
-        request_size,
         roster,
         times,
         tokens,

@@ -2,7 +2,7 @@
 
 `init_app(app)` also sets up what every page relies on: Flask-Login (the session's
 user), Flask-WTF's CSRF protection on every POST, flask-limiter on the login and reset
-POSTs (pbp.web.rate_limits), and the session cookie
+POSTs (pbp.rate_limits), and the session cookie
 flags: HttpOnly, SameSite=Lax, and Secure when PBP_BASE_URL is https.
 """
 
@@ -27,10 +27,11 @@ from flask_login import LoginManager, login_user, logout_user
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from wtforms import SelectChoice
 
+from pbp import rate_limits
 from pbp.db import get_session
 from pbp.errors import UserError
 from pbp.services import accounts, campaigns
-from pbp.web import forms, rate_limits
+from pbp.web import forms
 from pbp.web.access import (
     LoginUser,
     current_account,

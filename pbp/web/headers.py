@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, current_app
 
-from pbp.sanitize import without_remote_images
+from adapters.sanitize import without_remote_images
 
 LOCAL_IMAGES = "'self' data:"
 ANY_IMAGES = "'self' data: https: http:"

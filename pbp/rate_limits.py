@@ -1,4 +1,5 @@
-"""Rate limits (Flask-Limiter) and the client address they are keyed on.
+"""Rate limits (Flask-Limiter) and the client address they are keyed on, shared by the
+pages (pbp.web) and the API (pbp.api), which may not import each other.
 
 - The client's address: with `PBP_TRUSTED_PROXIES = n`, werkzeug's ProxyFix takes it from
   the last n entries of `X-Forwarded-For` (and the scheme and host from `X-Forwarded-Proto`
@@ -88,6 +89,6 @@ def check_content(user: User | None) -> None:
 def _limit_content_pages() -> None:
     if request.method != "POST" or request.endpoint not in CONTENT_ENDPOINTS:
         return
-    from pbp.web.access import current_account
+    from flask_login import current_user
 
-    check_content(current_account())
+    check_content(current_user.user if current_user.is_authenticated else None)

@@ -3,7 +3,8 @@
 Without a limit one POST to an address anyone may call (the unsubscribe link) made a
 worker buffer hundreds of MiB. A body that declares its length is refused before anything
 reads it; one sent in chunks is cut off by werkzeug once it passes the limit, with the
-same 413. The answer is a page, or problem+json under /api/v1.
+same 413. The answer is a page, or problem+json under /api/v1 (so this module sits
+beside pbp.web and pbp.api, which may not import each other).
 """
 
 from __future__ import annotations
