@@ -89,3 +89,28 @@ def text_to_html(value: str | None) -> str:
 def html_to_text(value: str | None) -> str:
     """Return the visible text of an HTML fragment, whitespace collapsed (for excerpts)."""
     return clean_text(value)
+
+
+def _local_images_only(tag: str, attribute: str, value: str) -> str | None:
+    local = value.startswith("/") and not value.startswith("//")
+    if tag == "img" and attribute in ("src", "srcset") and not local:
+        return None  # a remote image: the reader's client would call another site
+    return value
+
+
+_local_images_cleaner = nh3.Cleaner(
+    tags=set(ALLOWED_TAGS),
+    url_schemes=set(URL_SCHEMES),
+    link_rel=LINK_REL,
+    strip_comments=True,
+    attribute_filter=_local_images_only,
+)
+
+
+def without_remote_images(value: str | None) -> str:
+    """Stored (already clean) HTML with every image from another site left without its
+    source (its alt text stays), for places no Content-Security-Policy protects: the
+    Atom feeds pbp serves, read in feed readers (PBP_BLOCK_REMOTE_IMAGES)."""
+    if not value or "<img" not in value:
+        return value or ""
+    return _local_images_cleaner.clean(value).strip()

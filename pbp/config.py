@@ -14,6 +14,7 @@ from pathlib import Path
 from pbp.errors import ConfigError
 
 SECRET_KEY_FILE = "secret_key"
+MAX_REQUEST_BYTES = 1024 * 1024  # the longest entry or sheet is far below this
 
 
 def _flag(value: str | None) -> bool:
@@ -26,9 +27,14 @@ def default_database_url(instance_path: Path) -> str:
 
 
 def ensure_instance_folder(instance_path: Path) -> None:
-    """Create the instance folder (database, secret key, mail outbox live there)."""
+    """Create the instance folder (database, secret key, mail outbox live there).
+
+    Mode 0700: the database holds dice seeds and the outbox holds password-reset links, so
+    no other local user may list or read them. A folder that already exists is left as
+    the operator set it.
+    """
     try:
-        instance_path.mkdir(parents=True, exist_ok=True)
+        instance_path.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"cannot create the instance folder {instance_path}: {exc}") from exc
 
@@ -57,10 +63,24 @@ def load_secret_key(instance_path: Path) -> str:
     return key
 
 
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    value = (env.get(name) or "").strip()
+    if not value:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {value!r}") from None
+    if number < 0:
+        raise ConfigError(f"{name} cannot be negative ({number})")
+    return number
+
+
 def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -> dict:
     """Read pbp's settings from the environment (see README, "Configuration")."""
     env = os.environ if environ is None else environ
     secret = env.get("SECRET_KEY") or load_secret_key(instance_path)
+    max_request = _int(env, "PBP_MAX_REQUEST_BYTES", MAX_REQUEST_BYTES)
     return {
         "SECRET_KEY": secret,
         "DATABASE_URL": env.get("DATABASE_URL") or default_database_url(instance_path),
@@ -81,4 +101,15 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         # Wall-clock limit on one fetch, and on all the fetches of one blog's poll or one
         # discovery together: a server dripping bytes cannot hold a poll pass or a web thread.
         "PBP_FETCH_TOTAL_SECONDS": float(env.get("PBP_FETCH_TOTAL_SECONDS") or 30),
+        # Flask refuses a bigger request body with 413 before a view reads it; a form's
+        # fields are held in memory up to the same size (werkzeug's default is 500 kB).
+        "MAX_CONTENT_LENGTH": max_request,
+        "MAX_FORM_MEMORY_SIZE": max_request,
+        # Where Flask-Limiter keeps its counters: memory:// is per process, so with several
+        # web workers use redis:// or memcached:// to make every limit hold across them.
+        "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "memory://",
+        # How many reverse proxies stand in front of pbp (0: none, trust no X-Forwarded-*).
+        "PBP_TRUSTED_PROXIES": _int(env, "PBP_TRUSTED_PROXIES", 0),
+        # Player content may not make readers' browsers fetch images from other sites.
+        "PBP_BLOCK_REMOTE_IMAGES": _flag(env.get("PBP_BLOCK_REMOTE_IMAGES") or "on"),
     }

@@ -7,10 +7,12 @@ SQLite) and a busy timeout (a second writer waits instead of failing at once).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 
 import sqlalchemy as sa
 from flask import Flask, g
@@ -100,9 +102,33 @@ def release(session: Session) -> bool:
     return True
 
 
+def _private_sqlite_file(url: str) -> None:
+    """Create the SQLite file as 0600 (and tighten an existing one and its -wal/-shm).
+
+    It holds dice seeds and account data. SQLite creates -wal and -shm with the mode of
+    the database file, so making the database private first covers them too.
+    """
+    database = make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            with suppress(OSError):  # not ours to change, or already gone: leave it
+                if name.stat().st_mode & 0o077:
+                    name.chmod(0o600)
+    except OSError:
+        return  # a missing folder: SQLite's own error says it better
+    else:
+        os.close(fd)  # an empty file is a valid new SQLite database
+
+
 def make_engine(url: str, **kwargs) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):
+        _private_sqlite_file(url)
         # isolation_level=None + an explicit BEGIN: pysqlite's own transaction handling
         # breaks SAVEPOINTs (SQLAlchemy's documented recipe).
         kwargs.setdefault(

@@ -89,6 +89,9 @@ class User(SQLModel, table=True):
     display_name: str = Field(max_length=120)
     password_hash: str | None = Field(default=None, max_length=400)
     created_at: datetime = _created()
+    # Part of every login session's id (accounts.session_id): raising it at logout or a
+    # password change ends every session made before, even a copied cookie.
+    session_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Campaign(SQLModel, table=True):

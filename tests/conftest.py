@@ -94,12 +94,13 @@ def db_session(connection):
     session.close()
 
 
-@pytest.fixture
-def app(engine, connection, database_url, tmp_path):
+def make_test_app(engine, connection, database_url, instance_path, **overrides):
+    """The test app on the test's connection; `overrides` add or change settings (those
+    read at start-up, such as PBP_TRUSTED_PROXIES, need an app of their own)."""
     app = create_app(
         {
             "TESTING": True,
-            "INSTANCE_PATH": tmp_path / "instance",
+            "INSTANCE_PATH": instance_path,
             "SECRET_KEY": "test-secret-key-" + "x" * 32,
             "DATABASE_URL": database_url,
             "ENGINE": engine,
@@ -108,10 +109,16 @@ def app(engine, connection, database_url, tmp_path):
             # Tests read pages right after writing: no second of grace for visitors
             # (tests/web/test_planet_cache.py covers it).
             "PBP_PAGE_RECHECK_SECONDS": 0,
+            **overrides,
         }
     )
     app.extensions["pbp_db"].session_factory = lambda: _session_on(connection)
-    yield app
+    return app
+
+
+@pytest.fixture
+def app(engine, connection, database_url, tmp_path):
+    yield make_test_app(engine, connection, database_url, tmp_path / "instance")
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from flask import Response, current_app, request
 from pydantic import BaseModel, ValidationError
 
+from pbp import rate_limits
 from pbp.api import bearer, problems
 from pbp.api.registry import Call, Operation
 from pbp.api.schemas import MAX_ID
@@ -50,6 +51,8 @@ def dispatch(op: Operation, path: dict) -> Response:
         bearer.require_token(user)
     if op.writes:
         api_tokens.require_scope(token, "write")
+    if op.name in rate_limits.CONTENT_OPERATIONS:
+        rate_limits.check_content(user)  # the same per-account budget as the pages
     call = Call(session=session, user=user, token=token, now=now())
     call.query, call.after = _query(op)
     call.body = _body(op)

@@ -13,6 +13,7 @@ from pydantic.json_schema import models_json_schema
 
 from pbp.api import schemas
 from pbp.api.registry import ACCESS_TEXT, OPERATIONS, Operation
+from pbp.rate_limits import CONTENT_OPERATIONS
 
 REF = "#/components/schemas/{model}"
 PROBLEM = "application/problem+json"
@@ -140,7 +141,10 @@ def _errors(op: Operation) -> dict:
         errors["409"] = _problem("The game's state forbids it now (e.g. the turn is open).")
         errors["422"] = _problem("The body does not fit the schema, or the key was reused.")
     if op.body is not None:
+        errors["413"] = _problem("The body is larger than pbp accepts (1 MiB by default).")
         errors["415"] = _problem("The body is not JSON.")
+    if op.name in CONTENT_OPERATIONS:
+        errors["429"] = _problem("Too many posts from this account in a short time: wait.")
     return errors
 
 

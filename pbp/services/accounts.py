@@ -26,7 +26,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import ROLES, AuditLog, Campaign, Character, Invite, Membership, User
-from pbp.services import campaigns
+from pbp.services import api_tokens, campaigns
 
 INVITE_TTL = timedelta(days=14)
 MAX_INVITE_TTL = timedelta(days=90)
@@ -332,6 +332,7 @@ def set_password(*, session: Session, user: User, password: str, now: datetime) 
     """Set a new password; old reset links and other logged-in sessions stop working."""
     check_password_policy(password, email=user.email)
     user.password_hash = hash_password(password)
+    _end_sessions(user)
     session.add(user)
     session.flush()
     _audit(session=session, now=now, action="password.set", actor=user)
@@ -355,24 +356,39 @@ def authenticate(*, session: Session, email: str, password: str, now: datetime) 
 
 
 def record_logout(*, session: Session, user: User, now: datetime) -> None:
+    """Log out: every session of this account ends, on every device.
+
+    The session lives in a signed cookie, which a copy (a shared computer, a stolen
+    backup) would keep using; raising the generation makes every earlier one unknown.
+    """
+    _end_sessions(user)
+    session.add(user)
+    session.flush()
     _audit(session=session, now=now, action="logout", actor=user)
 
 
 def session_id(user: User) -> str:
-    """What the login cookie stores: the id plus a fingerprint of the password hash,
-    so changing the password logs out every other session (Flask-Login's
-    "alternative tokens")."""
-    return f"{user.id}.{_fingerprint(user.password_hash)}"
+    """What the login cookie stores: the id, the session generation and a fingerprint of
+    the password hash (Flask-Login's "alternative tokens"), so a logout or a password
+    change ends every session made before it."""
+    return f"{user.id}.{user.session_generation or 0}.{_fingerprint(user.password_hash)}"
 
 
 def user_for_session_id(*, session: Session, value: str) -> User | None:
-    user_id, _, fingerprint = value.partition(".")
-    if not user_id.isdigit():
+    user_id, _, rest = value.partition(".")
+    generation, _, fingerprint = rest.partition(".")
+    if not user_id.isdigit() or not generation.isdigit():
         return None
     user = session.get(User, int(user_id))
-    if user is None or fingerprint != _fingerprint(user.password_hash):
+    if user is None or int(generation) != (user.session_generation or 0):
+        return None
+    if fingerprint != _fingerprint(user.password_hash):
         return None
     return user
+
+
+def _end_sessions(user: User) -> None:
+    user.session_generation = (user.session_generation or 0) + 1
 
 
 # --- password reset ------------------------------------------------------------------
@@ -447,9 +463,13 @@ def reset_password(
     user = check_reset_token(session=session, token=token, secret_key=secret_key, now=now)
     check_password_policy(password, email=user.email)
     user.password_hash = hash_password(password)
+    _end_sessions(user)
     session.add(user)
     session.flush()
-    _audit(session=session, now=now, action="password.reset", actor=user)
+    # Whoever needed a reset may have lost more than the password: the API tokens made
+    # while someone else could have been in the account stop working too.
+    revoked = api_tokens.revoke_all(session=session, user=user, now=now)
+    _audit(session=session, now=now, action="password.reset", actor=user, tokens_revoked=revoked)
     return user
 
 

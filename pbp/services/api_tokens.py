@@ -102,6 +102,17 @@ def revoke_token(*, session: Session, user: User, token_id: int, now: datetime) 
     return token
 
 
+def revoke_all(*, session: Session, user: User, now: datetime) -> int:
+    """Revoke every live token of the person (after a password reset); how many."""
+    result = session.execute(
+        sa.update(ApiToken)
+        .where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=now)
+        .execution_options(synchronize_session="fetch")
+    )
+    return result.rowcount
+
+
 def authenticate(*, session: Session, text: str) -> tuple[User, ApiToken]:
     """The user and token behind a bearer token's text, or InvalidToken."""
     found = session.exec(

@@ -72,7 +72,7 @@ EXPORT_TABLES = (
 )
 ARCHIVE_TABLES = ("characters", "blogs", "turns", "events", "entries", "notes", "challenges")
 STATIC_CSS = ROOT / "pbp" / "static" / "pbp.css"
-ARCHIVE_CSS = ROOT / "templates" / "archive" / "archive.css"
+ARCHIVE_CSS = ROOT / "pbp" / "static" / "archive.css"
 
 
 def _queries(campaign_id: int) -> dict:

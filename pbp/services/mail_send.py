@@ -160,7 +160,11 @@ class _FolderConnection:
         target = self.path / f"{name}.eml"
         temp = target.with_suffix(".tmp")
         try:
-            temp.write_bytes(bytes(message))
+            # 0600: a message can carry a password-reset or invite link.
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(bytes(message))
+            os.chmod(temp, 0o600)  # a .tmp left by an older version keeps its old mode
             os.replace(temp, target)
         except OSError as exc:
             raise TransportDown(f"cannot write to the outbox folder {self.path}: {exc}") from exc
@@ -176,7 +180,7 @@ class FolderTransport:
     @contextmanager
     def connect(self) -> Iterator[Connection]:
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
+            self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise TransportDown(f"cannot create the outbox folder {self.path}: {exc}") from exc
         yield _FolderConnection(self.path)

@@ -27,6 +27,7 @@ from pbp.rules import one
 from pbp.rules.dice import NoirRoll, OneRoll, RollCommand, RollError
 
 MAX_SHEET_CHARS = limits.SHEET_JSON
+MAX_SHEET_DEPTH = 20  # objects and lists inside each other; a real sheet needs 3 or 4
 MAX_NOTES = 4000
 NOIR_NUMBER_KEYS = ("skills", "attributes")
 
@@ -98,6 +99,7 @@ def validate(ruleset: str, data: Any, *, name: str) -> dict[str, Any]:
     """The sheet as it will be stored, or a `UserError` saying what to fix."""
     if not isinstance(data, Mapping):
         raise UserError('a sheet is a JSON object, e.g. {"notes": "..."}')
+    _check_depth(data)
     if len(json.dumps(data)) > MAX_SHEET_CHARS:
         raise UserError(f"a sheet may be at most {MAX_SHEET_CHARS:,} characters of JSON")
     if ruleset == "one":
@@ -112,6 +114,29 @@ def parse_json(text: str) -> Any:
         return json.loads(text or "{}")
     except json.JSONDecodeError as exc:
         raise UserError(f"the sheet is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    except RecursionError:  # Python's parser gives up near 1,000 levels of nesting
+        raise UserError(_too_deep()) from None
+
+
+def _too_deep() -> str:
+    return f"the sheet nests objects and lists more than {MAX_SHEET_DEPTH} levels deep: flatten it"
+
+
+def _check_depth(data: Any) -> None:
+    """Refuse deep nesting before anything walks the sheet recursively (json.dumps, the
+    page's tojson), which would fail with RecursionError, a 500, instead of a reason."""
+    level = [data]
+    for _ in range(MAX_SHEET_DEPTH + 1):
+        inner = []
+        for value in level:
+            if isinstance(value, Mapping):
+                inner.extend(value.values())
+            elif isinstance(value, list | tuple):
+                inner.extend(value)
+        if not inner:
+            return
+        level = inner
+    raise UserError(_too_deep())
 
 
 def can_edit(*, character: Character, user: User | None, membership: Membership | None) -> bool:

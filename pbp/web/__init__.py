@@ -9,12 +9,14 @@ from pbp.errors import PbpError, RulesError, SchemaBehind, UserError
 
 
 def init_app(app: Flask) -> None:
+    from pbp import request_size
     from pbp.web import (
         auth,
         blog,
         cards,
         feeds,
         forum,
+        headers,
         history,
         mail,
         nav,
@@ -27,6 +29,8 @@ def init_app(app: Flask) -> None:
         turns,
     )
 
+    request_size.init_app(app)  # first: refuse an oversized body before anything reads it
+    headers.init_app(app)  # CSP, nosniff, Referrer-Policy on every response
     auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
     nav.init_app(app)  # the campaign navigation bar, a template global
     times.init_app(app)  # the `zoned` and `iso` filters

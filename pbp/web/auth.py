@@ -2,7 +2,7 @@
 
 `init_app(app)` also sets up what every page relies on: Flask-Login (the session's
 user), Flask-WTF's CSRF protection on every POST, flask-limiter on the login and reset
-POSTs (in memory unless RATELIMIT_STORAGE_URI says otherwise), and the session cookie
+POSTs (pbp.rate_limits), and the session cookie
 flags: HttpOnly, SameSite=Lax, and Secure when PBP_BASE_URL is https.
 """
 
@@ -22,12 +22,12 @@ from flask import (
     session,
     url_for,
 )
-from flask_limiter import Limiter, RateLimitExceeded
-from flask_limiter.util import get_remote_address
+from flask_limiter import RateLimitExceeded
 from flask_login import LoginManager, login_user, logout_user
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from wtforms import SelectChoice
 
+from pbp import rate_limits
 from pbp.db import get_session
 from pbp.errors import UserError
 from pbp.services import accounts, campaigns
@@ -47,7 +47,8 @@ login_manager.login_view = "auth.login"
 login_manager.login_message = "Log in to see that page."
 login_manager.login_message_category = "info"
 
-LOGIN_LIMIT = "10 per minute; 100 per hour"
+LOGIN_LIMIT = "10 per minute; 30 per hour; 100 per day"  # per address and account
+LOGIN_ADDRESS_LIMIT = "60 per minute; 600 per hour"  # per address, over all accounts
 RESET_LIMIT = "5 per minute; 30 per hour"
 TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
@@ -78,31 +79,41 @@ def cookie_settings(base_url: str) -> dict:
 
 
 def _limit_views(app: Flask) -> None:
-    """One limiter per app, so test apps never share counters or settings.
+    """Only POSTs count, and a login that succeeds (a redirect) is not deducted.
 
-    Only POSTs count, and a login that succeeds (a redirect) is not deducted.
+    A login is limited per address and account (`rate_limits.login_key`): its windows
+    step up (a minute, an hour, a day), so an account's guesses slow down the longer
+    they go on, while other people behind the same address log in as usual. A looser
+    limit per address alone bounds guesses spread over many accounts.
     """
-    limiter = Limiter(
-        get_remote_address,
-        app=app,
-        storage_uri=app.config.get("RATELIMIT_STORAGE_URI") or "memory://",
-        # A moving window: no double burst across a window's edge (fixed windows allow it).
-        strategy="moving-window",
-    )
-    # Every limit is on a POST: reads skip the limiter's per-request bookkeeping.
-    limiter.request_filter(lambda: request.method in ("GET", "HEAD", "OPTIONS"))
+    limiter = rate_limits.init_app(app)
     reset_limit = app.config.get("PBP_RESET_LIMIT", RESET_LIMIT)
-    limits = {
-        "auth.login": limiter.limit(
+    login_limits = [
+        limiter.limit(
             app.config.get("PBP_LOGIN_LIMIT", LOGIN_LIMIT),
+            key_func=rate_limits.login_key,
             methods=["POST"],
-            deduct_when=lambda response: response.status_code != 302,
+            deduct_when=_failed,
         ),
-        "auth.reset_request": limiter.limit(reset_limit, methods=["POST"]),
-        "auth.reset": limiter.limit(reset_limit, methods=["POST"]),
+        limiter.limit(
+            app.config.get("PBP_LOGIN_ADDRESS_LIMIT", LOGIN_ADDRESS_LIMIT),
+            methods=["POST"],
+            deduct_when=_failed,
+            scope="login-address",
+        ),
+    ]
+    limits = {
+        "auth.login": login_limits,
+        "auth.reset_request": [limiter.limit(reset_limit, methods=["POST"])],
+        "auth.reset": [limiter.limit(reset_limit, methods=["POST"])],
     }
-    for endpoint, limit in limits.items():
-        app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+    for endpoint, decorators in limits.items():
+        for limit in decorators:
+            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+
+
+def _failed(response) -> bool:
+    return response.status_code != 302  # a login that worked redirects
 
 
 @login_manager.user_loader
@@ -321,5 +332,5 @@ def _csrf_error(exc: CSRFError):
 
 
 def _rate_limited(exc: RateLimitExceeded):
-    message = "too many attempts from your address: wait a minute, then try again"
+    message = "too many attempts from your address for this: wait a minute, then try again"
     return render_template("error.html", message=message, status=429), 429

@@ -140,8 +140,17 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture
 def new_page(chromium, live_server, request) -> Iterator[Callable[..., object]]:
-    """`new_page(width=1100)`: a page in a fresh browser context (its own cookies)."""
+    """`new_page(width=1100)`: a page in a fresh browser context (its own cookies).
+
+    A Content-Security-Policy violation Chromium reports on a page fails the test: the
+    pages must work under pbp's CSP (no inline scripts, handlers or styles). Blocked
+    remote images are the policy working (PBP_BLOCK_REMOTE_IMAGES), not a fault."""
     contexts = []
+    violations: list[str] = []
+
+    def watch(message) -> None:
+        if "Content Security Policy" in message.text and '"img-src ' not in message.text:
+            violations.append(f"{message.location.get('url')}: {message.text}")
 
     def make(width: int = 1100, height: int = 900):
         context = chromium.new_context(
@@ -152,7 +161,9 @@ def new_page(chromium, live_server, request) -> Iterator[Callable[..., object]]:
         )
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        page.on("console", watch)
+        return page
 
     yield make
     failed = getattr(request.node, "rep_call", None)
@@ -163,6 +174,7 @@ def new_page(chromium, live_server, request) -> Iterator[Callable[..., object]]:
                 page.screenshot(path=SCREENSHOTS / f"FAILED-{request.node.name}-{n}.png")
     for context in contexts:
         context.close()
+    assert violations == [], "the CSP blocked something:\n" + "\n".join(violations)
 
 
 @pytest.fixture

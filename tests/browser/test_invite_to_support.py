@@ -54,6 +54,8 @@ def test_invite_sign_up_challenge_and_support_show_on_the_planet(live_server, ne
     ref.get_by_role("button", name="Save settings").click()
     expect(ref.locator(".flash", has_text="Settings saved")).to_be_visible()
     ref.locator("#event-text").fill("A ship without lights drifts into the harbour.")
+    # Posting an event asks for confirmation (static/confirm.js); Playwright would dismiss it.
+    ref.once("dialog", lambda dialog: dialog.accept())
     ref.get_by_role("button", name=re.compile("Post the event and open turn 1")).click()
     expect(ref.locator(".flash", has_text="Turn 1 is open")).to_be_visible()
     shoot(ref, "referee-dashboard")

@@ -1,4 +1,28 @@
-"""Security tests reuse the API tests' fixtures: the API wired into the app, an `api`
-caller, and a small Noteworthy campaign with a token per kind of caller (`world`)."""
+"""Issue #16's regression tests reuse the web and API helpers: the API wired into the
+app, an `api` caller, `auth` (log in through the pages), and a small Noteworthy campaign
+with a token per kind of caller (`world`, `forum_world`)."""
 
-from tests.api.conftest import api, app, auth, world  # noqa: F401
+from __future__ import annotations
+
+import pytest
+
+from tests.api.conftest import api, app, auth, forum_world, make_token, world  # noqa: F401
+from tests.conftest import make_test_app
+from tests.web.conftest import AuthActions
+
+
+@pytest.fixture
+def app_with(engine, connection, database_url, tmp_path):
+    """`app_with(PBP_TRUSTED_PROXIES=1)`: a test app of its own with these settings."""
+    made = iter(range(1000))
+
+    def make(**overrides):
+        return make_test_app(
+            engine, connection, database_url, tmp_path / f"instance-{next(made)}", **overrides
+        )
+
+    return make
+
+
+def auth_for(client, db_session) -> AuthActions:
+    return AuthActions(client, db_session)

@@ -1,0 +1,94 @@
+"""Rate limits (Flask-Limiter) and the client address they are keyed on, shared by the
+pages (pbp.web) and the API (pbp.api), which may not import each other.
+
+- The client's address: with `PBP_TRUSTED_PROXIES = n`, werkzeug's ProxyFix takes it from
+  the last n entries of `X-Forwarded-For` (and the scheme and host from `X-Forwarded-Proto`
+  / `-Host`); with 0, the default, those headers are ignored, so nobody can pick their
+  own address by sending one.
+- Counters live in `RATELIMIT_STORAGE_URI`: `memory://` counts per process, so behind
+  several web workers set `redis://` or `memcached://` for the limits to hold across them.
+- Logins (pbp.web.auth) are limited per address AND account, so one attacker behind a
+  shared proxy slows down only the accounts they try, not everybody behind that proxy.
+- Content (entries, notes, forum posts, invites; page and API alike) is limited per
+  account: `check_content(user)` raises `TooManyRequests`, a 429 page or problem+json.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, current_app, request
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from limits import parse_many
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from pbp.errors import UserError
+from pbp.models import User
+
+CONTENT_LIMIT = "20 per minute; 200 per hour"
+CONTENT_ENDPOINTS = frozenset(
+    {
+        "blog.write",
+        "blog.edit",
+        "blog.add_note",
+        "forum.new_thread",
+        "forum.reply",
+        "forum.edit",
+        "auth.create_invite",
+    }
+)
+CONTENT_OPERATIONS = frozenset(
+    {"write_entry", "edit_entry", "add_note", "create_thread", "reply", "edit_post"}
+)
+
+
+class TooManyRequests(UserError):
+    status = 429
+
+
+def init_app(app: Flask) -> Limiter:
+    """Trust the configured proxies, make the app's limiter, guard the content POSTs."""
+    proxies = int(app.config.get("PBP_TRUSTED_PROXIES") or 0)
+    if proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+    # One limiter per app, so test apps never share counters or settings.
+    limiter = Limiter(
+        get_remote_address,
+        app=app,
+        storage_uri=app.config.get("RATELIMIT_STORAGE_URI") or "memory://",
+        # A moving window: no double burst across a window's edge (fixed windows allow it).
+        strategy="moving-window",
+    )
+    # Every limit is on a POST: reads skip the limiter's per-request bookkeeping.
+    limiter.request_filter(lambda: request.method in ("GET", "HEAD", "OPTIONS"))
+    app.extensions["pbp_limiter"] = limiter
+    app.before_request(_limit_content_pages)
+    return limiter
+
+
+def login_key() -> str:
+    """The client's address and the account it tries (the form's email, normalised)."""
+    email = (request.form.get("email") or "").strip().lower()[:320]
+    return f"{get_remote_address()}|{email}"
+
+
+def check_content(user: User | None) -> None:
+    """Count one content POST against `user`'s limit; refuse once it is used up."""
+    if user is None:
+        return
+    limiter: Limiter = current_app.extensions["pbp_limiter"]
+    text = current_app.config.get("PBP_CONTENT_LIMIT", CONTENT_LIMIT)
+    # hit() every window, so a refused burst still counts against the longer ones.
+    allowed = [limiter.limiter.hit(item, "pbp-content", str(user.id)) for item in parse_many(text)]
+    if not all(allowed):
+        raise TooManyRequests(
+            "you are posting faster than pbp allows for one account: wait a minute, "
+            "then go back and send it again (the form still holds your text)"
+        )
+
+
+def _limit_content_pages() -> None:
+    if request.method != "POST" or request.endpoint not in CONTENT_ENDPOINTS:
+        return
+    from flask_login import current_user
+
+    check_content(current_user.user if current_user.is_authenticated else None)
