@@ -13,7 +13,6 @@ hidden). A route added later is checked without editing this test.
 from __future__ import annotations
 
 import io
-import itertools
 import zipfile
 from datetime import timedelta
 
@@ -21,10 +20,11 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import OutboxMessage
-from pbp.models_forum import Post, Roll, Thread
+from pbp.models_forum import Thread
 from pbp.services import forum
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
+from tests.routes import every_get_url, forum_values
 from tests.services.test_forum_fixtures import T0, make_table, write
 from tests.web import conftest as web_fixtures
 
@@ -78,24 +78,7 @@ def table(auth, db_session):
 
 def _urls(app, db_session, table) -> list[str]:
     """Every GET route of the application, with every value its arguments can take here."""
-    values = {
-        "slug": [table.campaign.slug],
-        "thread_id": [t.id for t in db_session.exec(select(Thread))],
-        "post_id": [p.id for p in db_session.exec(select(Post))],
-        "roll_id": [r.id for r in db_session.exec(select(Roll))],
-        "character": [c.slug for c in (table.ada, table.bram, table.cleo)],
-    }
-    urls = []
-    with app.test_request_context():
-        for rule in app.url_map.iter_rules():
-            if "GET" not in rule.methods or rule.endpoint == "static":
-                continue
-            names = sorted(rule.arguments)
-            if any(n not in values for n in names):
-                continue  # e.g. a blog entry or a turn: a forum campaign has none
-            for combo in itertools.product(*(values[n] for n in names)):
-                urls.append(app.url_for(rule.endpoint, **dict(zip(names, combo, strict=True))))
-    return urls
+    return every_get_url(app, forum_values(db_session, table))
 
 
 def _readers(table):

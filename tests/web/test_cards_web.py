@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import io
-import itertools
 import json
 import random
 import zipfile
@@ -20,11 +19,12 @@ from sqlmodel import select
 
 from pbp.models import OutboxMessage, User
 from pbp.models_cards import CardEvent, CardGame
-from pbp.models_forum import Post, Roll, Thread
+from pbp.models_forum import Thread
 from pbp.rules import dice
 from pbp.rules.cards import Card
 from pbp.web import cards as cards_web
 from pbp.web import forum as forum_web
+from tests.routes import every_get_url, forum_values
 from tests.services.test_forum_fixtures import make_table, write
 from tests.web.conftest import PASSWORD, csrf_token, post_form
 
@@ -141,23 +141,7 @@ def _get_urls(app, db_session, seats) -> list[str]:
     campaign's threads, posts, rolls and characters: a new route is searched without
     editing this test (issue #16: every channel)."""
     table = seats.table
-    values = {
-        "slug": [table.campaign.slug],
-        "thread_id": [t.id for t in db_session.exec(select(Thread))],
-        "post_id": [p.id for p in db_session.exec(select(Post))],
-        "roll_id": [r.id for r in db_session.exec(select(Roll))],
-        "character": [c.slug for c in (table.ada, table.bram, table.cleo)],
-    }
-    urls = []
-    with app.test_request_context():
-        for rule in app.url_map.iter_rules():
-            if "GET" not in rule.methods or rule.endpoint == "static":
-                continue
-            names = sorted(rule.arguments)
-            if any(n not in values for n in names):
-                continue  # a blog entry, a turn, a token: a forum campaign has none
-            for combo in itertools.product(*(values[n] for n in names)):
-                urls.append(app.url_for(rule.endpoint, **dict(zip(names, combo, strict=True))))
+    urls = every_get_url(app, forum_values(db_session, table))
     api = f"/api/v1/campaigns/{table.campaign.slug}/forum/threads/{seats.thread.id}/posts"
     return [*urls, api]
 

@@ -1,0 +1,37 @@
+"""Every GET route of an application, filled with the values a test world gives its
+arguments: secrecy tests search each one, so a new route is searched without editing them."""
+
+from __future__ import annotations
+
+import itertools
+
+from sqlmodel import select
+
+from pbp.models_forum import Post, Roll, Thread
+
+
+def forum_values(db_session, table) -> dict[str, list]:
+    """The argument values of a forum campaign's table (tests/services/test_forum_fixtures)."""
+    return {
+        "slug": [table.campaign.slug],
+        "thread_id": [t.id for t in db_session.exec(select(Thread))],
+        "post_id": [p.id for p in db_session.exec(select(Post))],
+        "roll_id": [r.id for r in db_session.exec(select(Roll))],
+        "character": [c.slug for c in (table.ada, table.bram, table.cleo)],
+    }
+
+
+def every_get_url(app, values: dict[str, list]) -> list[str]:
+    """One URL per GET route and combination of `values`; routes with an argument that has
+    no value here (a blog entry, a turn, a token: a forum campaign has none) are left out."""
+    urls = []
+    with app.test_request_context():
+        for rule in app.url_map.iter_rules():
+            if "GET" not in rule.methods or rule.endpoint == "static":
+                continue
+            names = sorted(rule.arguments)
+            if any(n not in values for n in names):
+                continue
+            for combo in itertools.product(*(values[n] for n in names)):
+                urls.append(app.url_for(rule.endpoint, **dict(zip(names, combo, strict=True))))
+    return urls
