@@ -76,6 +76,18 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
     return number
 
 
+SIGNUP_MODES = ("invite", "open")
+
+
+def signup_mode(value: str | None) -> str:
+    """PBP_SIGNUP: `invite` (accounts come with an invitation) or `open` (anyone may
+    sign up, confirming their address by mail)."""
+    mode = (value or "invite").strip().lower()
+    if mode not in SIGNUP_MODES:
+        raise ConfigError(f"PBP_SIGNUP is {value!r}; set it to invite or open")
+    return mode
+
+
 def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -> dict:
     """Read pbp's settings from the environment (see README, "Configuration")."""
     env = os.environ if environ is None else environ
@@ -92,6 +104,7 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "PBP_PAGE_RECHECK_SECONDS": float(env.get("PBP_PAGE_RECHECK_SECONDS") or 1),
         "SMTP_URL": env.get("SMTP_URL") or None,
         "MAIL_FROM": env.get("PBP_MAIL_FROM") or "pbp <pbp@localhost>",
+        "PBP_SIGNUP": signup_mode(env.get("PBP_SIGNUP")),
         "PBP_ALLOW_PRIVATE_FEEDS": _flag(env.get("PBP_ALLOW_PRIVATE_FEEDS")),
         "PBP_POLL_THREADS": int(env.get("PBP_POLL_THREADS") or 16),
         "PBP_POLL_PER_HOST": int(env.get("PBP_POLL_PER_HOST") or 2),

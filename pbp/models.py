@@ -92,6 +92,12 @@ class User(SQLModel, table=True):
     # Part of every login session's id (accounts.session_id): raising it at logout or a
     # password change ends every session made before, even a copied cookie.
     session_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # An account made on the open sign-up page works only once its owner followed the
+    # link mailed to the address (PBP_SIGNUP=open); invited and operator-made accounts
+    # never wait.
+    awaiting_confirmation: bool = Field(
+        default=False, sa_column_kwargs={"server_default": sa.false()}
+    )
 
 
 class Campaign(SQLModel, table=True):

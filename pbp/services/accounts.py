@@ -200,6 +200,7 @@ def accept_invite(
         raise Conflict(f"{character.name} already has a player; ask the referee")
     created = user is None
     if user is None:
+        email = _invited_address(invite, email)
         if not (email and password):
             raise UserError("an email address and a password are needed to join")
         check_password_policy(password, email=email)
@@ -240,6 +241,19 @@ def accept_invite(
         new_account=created,
     )
     return user
+
+
+def _invited_address(invite: Invite, email: str | None) -> str | None:
+    """An invitation that names an address makes the account under that address only:
+    whoever holds the link cannot register another one with it."""
+    if not invite.email:
+        return email
+    if email and _clean_email(email) != invite.email:
+        raise UserError(
+            f"this invitation is for {invite.email}; the account is made under that "
+            "address (ask the referee for an invitation for another one)"
+        )
+    return invite.email
 
 
 def open_invites(*, session: Session, campaign: Campaign, now: datetime) -> list[Invite]:

@@ -719,6 +719,26 @@ def queue_password_reset(
     )
 
 
+def queue_signup_confirmation(
+    *, session: Session, settings: MailSettings, user: User, url: str, now: datetime
+) -> OutboxMessage:
+    """The link that makes an open sign-up's account work; keyed by the link, so a
+    re-send (a new link) is a second mail and a retried request is not."""
+    digest = hashlib.sha256(url.encode()).hexdigest()[:24]
+    text, html = render("signup_confirmation", user=user, url=url, base_url=settings.base_url)
+    return queue_message(
+        session=session,
+        settings=settings,
+        kind="signup_confirmation",
+        dedupe_key=f"signup_confirmation:{user.id}:{digest}",
+        recipient=user.email,
+        subject="pbp: confirm your address",
+        text=text,
+        html=html,
+        now=now,
+    )
+
+
 def queue_all_digests(
     *, session: Session, settings: MailSettings, now: datetime
 ) -> list[OutboxMessage]:

@@ -24,6 +24,7 @@ def init_app(app: Flask) -> None:
         public,
         referee,
         roster,
+        signup,
         times,
         tokens,
         turns,
@@ -35,6 +36,7 @@ def init_app(app: Flask) -> None:
     nav.init_app(app)  # the campaign navigation bar, a template global
     times.init_app(app)  # the `zoned` and `iso` filters
     app.register_blueprint(public.bp)
+    app.register_blueprint(signup.bp)  # /signup (PBP_SIGNUP)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)
     app.register_blueprint(referee.bp)

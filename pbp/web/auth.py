@@ -30,7 +30,7 @@ from wtforms import SelectChoice
 from pbp import rate_limits
 from pbp.db import get_session
 from pbp.errors import UserError
-from pbp.services import accounts, campaigns
+from pbp.services import accounts, campaigns, signup
 from pbp.web import forms
 from pbp.web.access import (
     LoginUser,
@@ -139,6 +139,7 @@ def login():
     if request.method == "GET":
         form.next.data = request.args.get("next", "")
     status = 200
+    resend_form = None  # offered when the password is right but the address unconfirmed
     if form.validate_on_submit():
         db = get_session()
         try:
@@ -151,13 +152,24 @@ def login():
             status = 400
         else:
             db.commit()
-            session.clear()  # a fresh session for the new identity
-            login_user(LoginUser(user))
-            return redirect(safe_next(form.next.data, url_for("public.index")))
+            try:
+                signup.require_confirmed(user)
+            except signup.NotConfirmed as exc:
+                form.form_errors.append(str(exc))
+                resend_form = forms.ResendConfirmationForm(formdata=None, email=user.email)
+                status = exc.status
+            else:
+                session.clear()  # a fresh session for the new identity
+                login_user(LoginUser(user))
+                return redirect(safe_next(form.next.data, url_for("public.index")))
     elif request.method == "POST":
         status = 400
     return render_template(
-        "auth/login.html", form=form, logout_form=forms.LogoutForm(), account=current_account()
+        "auth/login.html",
+        form=form,
+        logout_form=forms.LogoutForm(),
+        account=current_account(),
+        resend_form=resend_form,
     ), status
 
 

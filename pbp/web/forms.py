@@ -136,3 +136,22 @@ class InviteCreateForm(FlaskForm):
     def validate_character(self, field) -> None:
         if field.data != self.NO_CHARACTER and self.role.data != "player":
             raise ValidationError("Only a player invite can come with a character.")
+
+
+class SignupForm(FlaskForm):
+    """Open sign-up (PBP_SIGNUP=open): the account works once the address is confirmed."""
+
+    display_name = StringField(
+        "Your name",
+        validators=[InputRequired(), Length(max=120)],
+        description="Shown to the referees and players you play with.",
+        render_kw={"autocomplete": "nickname"},
+    )
+    email = _email_field()
+    password, confirm = _new_password_fields("Choose a password")
+    submit = SubmitField("Sign up")
+
+
+class ResendConfirmationForm(FlaskForm):
+    email = _email_field()
+    submit = SubmitField("Send me a new confirmation link")

@@ -1,0 +1,96 @@
+"""The sign-up pages: /signup, the confirmation link, and "send me a new link".
+
+With PBP_SIGNUP=invite (the default) /signup says how to get an account and the other
+two pages are 404: accounts come with a referee's invitation or `pbp user create`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, session, url_for
+from flask_login import login_user
+
+from pbp.db import get_session
+from pbp.errors import UserError
+from pbp.services import signup
+from pbp.web import forms
+from pbp.web.access import LoginUser, current_account
+
+bp = Blueprint("signup", __name__)
+
+
+def _now() -> datetime:
+    clock = current_app.config.get("PBP_CLOCK")
+    return clock() if clock else datetime.now(UTC)
+
+
+def is_open() -> bool:
+    return current_app.config.get("PBP_SIGNUP", "invite") == "open"
+
+
+def _links() -> dict:
+    return {
+        "secret_key": current_app.secret_key,
+        "base_url": current_app.config["PBP_BASE_URL"],
+        "mail_from": current_app.config["MAIL_FROM"],
+    }
+
+
+@bp.route("/signup", methods=["GET", "POST"])
+def signup_page():
+    if not is_open():
+        return render_template("auth/signup_closed.html"), 404
+    form = forms.SignupForm()
+    status = 200
+    if form.validate_on_submit():
+        db = get_session()
+        try:
+            issued = signup.sign_up(
+                session=db,
+                email=form.email.data,
+                display_name=form.display_name.data,
+                password=form.password.data,
+                now=_now(),
+                **_links(),
+            )
+        except UserError as exc:
+            db.rollback()
+            form.form_errors.append(str(exc))
+            status = exc.status
+        else:
+            db.commit()
+            return render_template("auth/signup_sent.html", email=issued.user.email)
+    elif form.is_submitted():
+        status = 422
+    page = render_template("auth/signup.html", form=form, account=current_account())
+    return page, status
+
+
+@bp.get("/signup/confirm/<token>")
+def confirm(token: str):
+    if not is_open():
+        abort(404)
+    db = get_session()
+    user = signup.confirm_account(
+        session=db, token=token, secret_key=current_app.secret_key, now=_now()
+    )
+    db.commit()
+    session.clear()  # a fresh session for the new identity
+    login_user(LoginUser(user))
+    flash("Your address is confirmed: welcome. Start a campaign, or open an invitation.", "info")
+    return redirect(url_for("public.index"))
+
+
+@bp.route("/signup/resend", methods=["GET", "POST"])
+def resend():
+    if not is_open():
+        abort(404)
+    form = forms.ResendConfirmationForm()
+    if not form.validate_on_submit():
+        status = 422 if form.is_submitted() else 200
+        return render_template("auth/signup_resend.html", form=form), status
+    db = get_session()
+    signup.resend_confirmation(session=db, email=form.email.data, now=_now(), **_links())
+    db.commit()
+    return render_template("auth/signup_sent.html", email=form.email.data.strip(), again=True)

@@ -1,0 +1,147 @@
+"""PBP_SIGNUP: `invite` (accounts come with an invitation) or `open` (anyone signs up and
+the account works once the address is confirmed through the mailed link)."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from sqlmodel import select
+
+from pbp.config import ConfigError, load_config
+from pbp.models import OutboxMessage, User
+from tests.web.conftest import PASSWORD
+
+LINK = re.compile(r"http://pbp\.test(/signup/confirm/\S+)")
+
+
+@pytest.fixture
+def open_signup(app, clock):
+    app.config["PBP_SIGNUP"] = "open"
+    return clock
+
+
+def sign_up(auth, email="newcomer@example.test", **kw):
+    fields = {"display_name": "Newcomer", "email": email, "password": PASSWORD}
+    fields.update(kw)
+    fields.setdefault("confirm", fields["password"])
+    return auth.post("/signup", fields)
+
+
+def mails(db_session, to):
+    return list(
+        db_session.exec(
+            select(OutboxMessage)
+            .where(OutboxMessage.recipient == to, OutboxMessage.kind == "signup_confirmation")
+            .order_by(OutboxMessage.id)
+        )
+    )
+
+
+def test_the_mode_defaults_to_invite_and_refuses_anything_else(tmp_path):
+    assert load_config(tmp_path, {"SECRET_KEY": "k" * 40})["PBP_SIGNUP"] == "invite"
+    assert (
+        load_config(tmp_path, {"SECRET_KEY": "k" * 40, "PBP_SIGNUP": "Open"})["PBP_SIGNUP"]
+        == "open"
+    )
+    with pytest.raises(ConfigError, match="PBP_SIGNUP"):
+        load_config(tmp_path, {"SECRET_KEY": "k" * 40, "PBP_SIGNUP": "everyone"})
+
+
+def test_invite_mode_has_no_signup_and_the_login_page_says_how_to_get_in(client, auth, db_session):
+    page = client.get("/signup")
+    assert page.status_code == 404
+    assert "Accounts come with an invitation" in page.get_data(as_text=True)
+    before = db_session.exec(select(User)).all()
+    assert sign_up(auth).status_code == 404
+    assert db_session.exec(select(User)).all() == before
+    login = client.get("/login").get_data(as_text=True)
+    assert "ask the referee of a campaign to invite you" in login
+    assert 'href="/signup"' not in login
+    assert client.get("/signup/resend").status_code == 404
+
+
+def test_open_signup_mails_a_link_that_makes_the_account_work(
+    client, auth, db_session, open_signup
+):
+    login = client.get("/login").get_data(as_text=True)
+    assert 'href="/signup"' in login and "Sign up" in login
+    page = sign_up(auth, email="Newcomer@Example.test")
+    assert page.status_code == 200
+    assert "We sent a link to <strong>newcomer@example.test</strong>" in page.get_data(as_text=True)
+    user = db_session.exec(select(User).where(User.email == "newcomer@example.test")).one()
+    assert user.awaiting_confirmation
+
+    # The password is right, but the account waits: login says so and offers a new link.
+    refused = auth.login("newcomer@example.test")
+    html = refused.get_data(as_text=True)
+    assert refused.status_code == 403
+    assert "is not confirmed yet" in html
+    assert 'action="/signup/resend"' in html
+    assert "You are logged in" not in client.get("/login").get_data(as_text=True)
+
+    (mail,) = mails(db_session, "newcomer@example.test")
+    assert mail.subject == "pbp: confirm your address"
+    link = LINK.search(mail.body_text).group(1)
+    assert link in mail.body_html
+    confirmed = client.get(link)
+    assert confirmed.status_code == 302
+    db_session.refresh(user)
+    assert not user.awaiting_confirmation
+    assert "You are logged in as <strong>Newcomer</strong>" in client.get("/login").get_data(
+        as_text=True
+    )
+    # A second click changes nothing and still works.
+    assert client.get(link).status_code == 302
+
+    auth.logout()
+    assert auth.login("newcomer@example.test").status_code == 302
+    # Anyone may start a campaign once confirmed.
+    made = auth.post("/campaigns/new", {"name": "First Game", "ruleset": "noteworthy"})
+    assert made.status_code == 302
+
+
+def test_resending_puts_a_second_mail_with_a_fresh_link_in_the_outbox(
+    client, auth, db_session, open_signup
+):
+    sign_up(auth)
+    open_signup.now += timedelta(minutes=5)
+    page = auth.post("/signup/resend", {"email": "newcomer@example.test"})
+    assert page.status_code == 200
+    first, second = mails(db_session, "newcomer@example.test")
+    assert LINK.search(first.body_text).group(1) != LINK.search(second.body_text).group(1)
+    # An address without a waiting account gets the same page and no mail.
+    page = auth.post("/signup/resend", {"email": "nobody@example.test"})
+    assert page.status_code == 200
+    assert mails(db_session, "nobody@example.test") == []
+    assert client.get(LINK.search(second.body_text).group(1)).status_code == 302
+
+
+def test_an_expired_or_forged_link_is_refused_and_the_account_keeps_waiting(
+    client, auth, db_session, open_signup
+):
+    sign_up(auth)
+    (mail,) = mails(db_session, "newcomer@example.test")
+    link = LINK.search(mail.body_text).group(1)
+    open_signup.now += timedelta(days=3)
+    gone = client.get(link)
+    assert gone.status_code == 410
+    assert "expired" in gone.get_data(as_text=True)
+    assert client.get(link[:-3] + "abc").status_code == 404
+    user = db_session.exec(select(User).where(User.email == "newcomer@example.test")).one()
+    assert user.awaiting_confirmation
+
+
+def test_a_refused_signup_comes_back_with_what_was_typed(client, auth, db_session, open_signup):
+    taken = auth.create_user(email="taken@example.test")
+    page = sign_up(auth, email="taken@example.test", display_name="Second Ada")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 409
+    assert "There is already an account for taken@example.test" in html
+    assert 'value="Second Ada"' in html and 'value="taken@example.test"' in html
+    short = sign_up(auth, email="short@example.test", password="short", display_name="Bo")
+    assert short.status_code == 422
+    assert 'value="Bo"' in short.get_data(as_text=True)
+    assert db_session.exec(select(User).where(User.email == "short@example.test")).first() is None
+    assert db_session.get(User, taken.id).awaiting_confirmation is False
