@@ -120,7 +120,7 @@ def create_invite(
     )
     session.add(invite)
     session.flush()
-    token = _invite_serializer(secret_key).dumps({"i": invite.id, "t": _stamp(invite.created_at)})
+    token = invite_token(invite=invite, secret_key=secret_key)
     url = f"{base_url.rstrip('/')}/invite/{token}"
     _audit(
         session=session,
@@ -144,6 +144,12 @@ def create_invite(
             url=url,
         )
     return IssuedInvite(invite=invite, token=token, url=url)
+
+
+def invite_token(*, invite: Invite, secret_key: str) -> str:
+    """The signed part of an invite's link; the same every time for the same invite, so
+    the referee can copy it again from the list of open invitations."""
+    return _invite_serializer(secret_key).dumps({"i": invite.id, "t": _stamp(invite.created_at)})
 
 
 def check_invite(*, session: Session, token: str, secret_key: str, now: datetime) -> InviteDetails:

@@ -55,6 +55,10 @@ def _outsiders(detail: dict, characters: dict[int, str]) -> str:
     return f"{_names(ids, characters)} became {'an outsider' if len(ids) == 1 else 'outsiders'}"
 
 
+def _character(detail: dict, characters: dict[int, str]) -> str:
+    return characters.get(detail.get("character_id"), "a character")
+
+
 def _sentence(row: AuditLog, characters: dict[int, str]) -> str:
     d = row.detail or {}
     turn = d.get("turn")
@@ -101,6 +105,23 @@ def _sentence(row: AuditLog, characters: dict[int, str]) -> str:
             )
         ),
         "invite.accepted": lambda: f"joined as {d.get('role', 'player')}",
+        "invite.resent": lambda: (
+            "sent an invitation again"
+            + (", valid for another two weeks" if d.get("renewed") else "")
+        ),
+        "character.renamed": lambda: (
+            f"renamed {d.get('before', 'a character')} to {_character(d, characters)}"
+        ),
+        "character.aliases": lambda: f"changed the aliases of {_character(d, characters)}",
+        # Dropping out is a ruling: the character is an outsider from then on.
+        "character.dropped": lambda: (
+            f"ruled that {_character(d, characters)} dropped out of the game, an outsider "
+            "from now on" + (f" ({d['reason']})" if d.get("reason") else "")
+        ),
+        "character.handed_over": lambda: (
+            f"handed {_character(d, characters)} to "
+            + ("another member" if d.get("to") else "a new player, with an invitation")
+        ),
         "forum.start": lambda: "started the campaign and published the dice commitment",
         "forum.end": lambda: "ended the campaign and revealed the dice seed",
         "post.delete": lambda: "deleted a post",

@@ -675,9 +675,16 @@ class _Guest:
 
 
 def queue_invite(
-    *, session: Session, settings: MailSettings, invite: Invite, url: str, now: datetime
+    *,
+    session: Session,
+    settings: MailSettings,
+    invite: Invite,
+    url: str,
+    now: datetime,
+    resend: str = "",
 ) -> OutboxMessage:
-    """The invitation mail; `url` carries the signed invite (made by the invite service)."""
+    """The invitation mail; `url` carries the signed invite (made by the invite service).
+    A re-send names itself in `resend` (a new dedupe key: a second mail, once)."""
     if not invite.email:
         raise UserError("this invite has no email address to send it to")
     campaign = session.get(Campaign, invite.campaign_id)
@@ -688,7 +695,7 @@ def queue_invite(
         settings=settings,
         kind="invite",
         template="invite",
-        dedupe_key=f"invite:{invite.id}",
+        dedupe_key=f"invite:{invite.id}{':' + resend if resend else ''}",
         user=guest,
         campaign=campaign,
         membership=None,

@@ -24,6 +24,7 @@ def init_app(app: Flask) -> None:
         public,
         referee,
         roster,
+        roster_admin,
         signup,
         times,
         tokens,
@@ -40,6 +41,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)
     app.register_blueprint(referee.bp)
+    app.register_blueprint(roster_admin.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(turns.bp)
     app.register_blueprint(roster.characters_bp)

@@ -17,8 +17,8 @@ from pbp.errors import UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Character, utcnow
 from pbp.rules import noteworthy as nw
+from pbp.services import audit_log as audit_words
 from pbp.services import (
-    accounts,
     blogs,
     cadence,
     campaigns,
@@ -26,10 +26,10 @@ from pbp.services import (
     commenters,
     dashboard,
     forum,
+    invites,
     mail_send,
     turns,
 )
-from pbp.services import audit_log as audit_words
 from pbp.services.mail import (
     MailSettings,
     event_batch_key,
@@ -48,6 +48,10 @@ RULING_KINDS = [
     (k.value, audit_words.RULING_WORDS.get(k.value, k.value.replace("_", " ")))
     for k in nw.RulingKind
 ]
+
+
+# The dashboards show open invitation links: no Referer or cache may carry them away.
+TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
 def now() -> datetime:
@@ -97,6 +101,17 @@ def board(slug: str):
         ruling_kinds=RULING_KINDS,
         time_zones=cadence.time_zones(),
         nw=nw,
+        invites=_invite_links(session, campaign),
+    ), TOKEN_PAGE_HEADERS
+
+
+def _invite_links(session, campaign):
+    return invites.open_invite_links(
+        session=session,
+        campaign=campaign,
+        secret_key=current_app.secret_key,
+        base_url=current_app.config["PBP_BASE_URL"],
+        now=now(),
     )
 
 
@@ -108,7 +123,7 @@ def _forum_board(session, campaign):
         "referee/forum_gm.html",
         campaign=campaign,
         members=forum.members(session=session, campaign=campaign),
-        invites=accounts.open_invites(session=session, campaign=campaign, now=now()),
+        invites=_invite_links(session, campaign),
         characters=campaigns.characters(session=session, campaign=campaign),
         threads=forum.list_threads(session=session, campaign=campaign, viewer=gm),
         tables=(
@@ -117,7 +132,7 @@ def _forum_board(session, campaign):
             else None
         ),
         outbox=outbox_counts(session=session, campaign_id=campaign.id),
-    )
+    ), TOKEN_PAGE_HEADERS
 
 
 @bp.post("/event")
