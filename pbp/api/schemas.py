@@ -579,3 +579,53 @@ class ForumStateOut(Out):
     status: Literal["setup", "running", "ended"]
     commitment: str | None = Field(description="SHA-256 of the dice seed, published at start.")
     seed: str | None = Field(description="The seed, revealed at the end: every roll checks.")
+
+
+# -- getting people in: invitations and the referee's roster changes -------------------------
+
+
+class InviteOut(Out):
+    id: int
+    email: str | None = Field(description="The address it was sent to, if any.")
+    role: Literal["player", "referee"]
+    character: str | None = Field(description="The slug of the character it comes with.")
+    expires_at: datetime
+    url: str = Field(description="The invitation link, to send or copy; it works once.")
+
+
+class RenameIn(Body):
+    name: Text = Field(min_length=1, max_length=120)
+
+
+class AliasesIn(Body):
+    aliases: list[Annotated[Text, Field(min_length=1, max_length=120)]] = Field(
+        max_length=20, description='Other names the character goes by in entries ("Vance").'
+    )
+
+
+class FeedIn(Body):
+    feed_url: Text | None = Field(
+        default=None,
+        max_length=2000,
+        description="The feed of the player's own blog; null or empty for pbp's built-in blog.",
+    )
+
+
+class DropIn(Body):
+    reason: Text = Field(default="", max_length=2000, description="Kept in the audit log.")
+
+
+class HandOverIn(Body):
+    member_id: Id | None = Field(
+        default=None, description="A player of the campaign (their user id) to give it to."
+    )
+    email: Text | None = Field(
+        default=None,
+        max_length=320,
+        description="Without member_id: whom to mail the new invitation (else a link only).",
+    )
+
+
+class HandOverOut(Out):
+    character: CharacterOut
+    invite: InviteOut | None = Field(description="The new invitation, when no member took it.")
