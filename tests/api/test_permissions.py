@@ -64,6 +64,43 @@ MATRIX = {
         {"events": True, "digest": True, "notes_on_mine": False, "challenges": True, "forum": True},
         MEMBERS,
     ),
+    "list_invites": ("GET", "/campaigns/{slug}/invites", None, only_referee(200)),
+    "resend_invite": (
+        "POST",
+        "/campaigns/{slug}/invites/2147483647/resend",
+        None,
+        only_referee(404),  # let through, then no such invitation
+    ),
+    "rename_character": (
+        "POST",
+        "/campaigns/{slug}/characters/cleo/name",
+        {"name": "Cleo Prime"},
+        only_referee(200),
+    ),
+    "set_aliases": (
+        "POST",
+        "/campaigns/{slug}/characters/cleo/aliases",
+        {"aliases": ["Clee"]},
+        only_referee(200),
+    ),
+    "set_feed": (
+        "POST",
+        "/campaigns/{slug}/characters/cleo/feed",
+        {"feed_url": None},
+        only_referee(200),
+    ),
+    "drop_character": (
+        "POST",
+        "/campaigns/{slug}/characters/cleo/drop",
+        {"reason": "left"},
+        only_referee(200),
+    ),
+    "hand_over_character": (
+        "POST",
+        "/campaigns/{slug}/characters/cleo/player",
+        {},
+        only_referee(200),
+    ),
     "map_commenter": (
         "POST",
         "/campaigns/{slug}/commenters",
