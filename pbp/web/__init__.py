@@ -34,10 +34,10 @@ def init_app(app: Flask) -> None:
     request_size.init_app(app)  # first: refuse an oversized body before anything reads it
     headers.init_app(app)  # CSP, nosniff, Referrer-Policy on every response
     auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
+    signup.init_app(app)  # /signup (PBP_SIGNUP), under the same limiter
     nav.init_app(app)  # the campaign navigation bar, a template global
     times.init_app(app)  # the `zoned` and `iso` filters
     app.register_blueprint(public.bp)
-    app.register_blueprint(signup.bp)  # /signup (PBP_SIGNUP)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)
     app.register_blueprint(referee.bp)

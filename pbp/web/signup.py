@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, session, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    session,
+    url_for,
+)
 from flask_login import login_user
 
 from pbp.db import get_session
@@ -18,6 +28,18 @@ from pbp.web import forms
 from pbp.web.access import LoginUser, current_account
 
 bp = Blueprint("signup", __name__)
+
+# Each POST can mail someone: as strict as the password-reset form (pbp.web.auth).
+SIGNUP_LIMIT = "5 per minute; 30 per hour"
+
+
+def init_app(app: Flask) -> None:
+    """Register the pages, limited by the limiter pbp.web.auth made (call after it)."""
+    app.register_blueprint(bp)
+    (limiter,) = app.extensions["limiter"]
+    limit = limiter.limit(app.config.get("PBP_SIGNUP_LIMIT", SIGNUP_LIMIT), methods=["POST"])
+    for endpoint in ("signup.signup_page", "signup.resend"):
+        app.view_functions[endpoint] = limit(app.view_functions[endpoint])
 
 
 def _now() -> datetime:

@@ -145,3 +145,14 @@ def test_a_refused_signup_comes_back_with_what_was_typed(client, auth, db_sessio
     assert 'value="Bo"' in short.get_data(as_text=True)
     assert db_session.exec(select(User).where(User.email == "short@example.test")).first() is None
     assert db_session.get(User, taken.id).awaiting_confirmation is False
+
+
+def test_signup_and_resend_posts_are_rate_limited(client, auth, db_session, open_signup):
+    """Each POST can send a mail: the sixth within a minute from one address is refused."""
+    statuses = [
+        auth.post("/signup/resend", {"email": "nobody@example.test"}).status_code
+        for _ in range(6)
+    ]
+    assert statuses == [200] * 5 + [429]
+    refused = [sign_up(auth, password="short").status_code for _ in range(6)]
+    assert refused == [422] * 5 + [429]  # the sign-up form has the same limit
