@@ -484,6 +484,9 @@ def reset_password(
     check_password_policy(password, email=user.email)
     user.password_hash = hash_password(password)
     _end_sessions(user)
+    # The link came to the address, so following it confirms the address too (an open
+    # sign-up whose confirmation mail was lost is not locked out).
+    user.awaiting_confirmation = False
     session.add(user)
     session.flush()
     # Whoever needed a reset may have lost more than the password: the API tokens made

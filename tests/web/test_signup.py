@@ -4,7 +4,7 @@ the account works once the address is confirmed through the mailed link)."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import select
@@ -150,9 +150,28 @@ def test_a_refused_signup_comes_back_with_what_was_typed(client, auth, db_sessio
 def test_signup_and_resend_posts_are_rate_limited(client, auth, db_session, open_signup):
     """Each POST can send a mail: the sixth within a minute from one address is refused."""
     statuses = [
-        auth.post("/signup/resend", {"email": "nobody@example.test"}).status_code
-        for _ in range(6)
+        auth.post("/signup/resend", {"email": "nobody@example.test"}).status_code for _ in range(6)
     ]
     assert statuses == [200] * 5 + [429]
     refused = [sign_up(auth, password="short").status_code for _ in range(6)]
     assert refused == [422] * 5 + [429]  # the sign-up form has the same limit
+
+
+def test_a_password_reset_confirms_a_waiting_address(client, auth, db_session, open_signup):
+    """The reset link reaches the same mailbox: it proves the address as well."""
+    from pbp.services import accounts
+
+    sign_up(auth)
+    user = db_session.exec(select(User).where(User.email == "newcomer@example.test")).one()
+    issued = accounts.issue_reset_link(
+        user=user, secret_key=client.application.secret_key, base_url="http://pbp.test",
+        now=datetime.now(UTC),
+    )  # fmt: skip
+    path = issued.url.removeprefix("http://pbp.test")
+    done = auth.post(path, {"password": "another long phrase", "confirm": "another long phrase"},
+                     token_url=path)  # fmt: skip
+    assert done.status_code == 302
+    db_session.refresh(user)
+    assert not user.awaiting_confirmation
+    auth.logout()
+    assert auth.login("newcomer@example.test", password="another long phrase").status_code == 302
