@@ -36,7 +36,7 @@ SIGNUP_LIMIT = "5 per minute; 30 per hour"
 def init_app(app: Flask) -> None:
     """Register the pages, limited by the limiter pbp.web.auth made (call after it)."""
     app.register_blueprint(bp)
-    (limiter,) = app.extensions["limiter"]
+    limiter = app.extensions["pbp_limiter"]  # made by pbp.rate_limits
     limit = limiter.limit(app.config.get("PBP_SIGNUP_LIMIT", SIGNUP_LIMIT), methods=["POST"])
     for endpoint in ("signup.signup_page", "signup.resend"):
         app.view_functions[endpoint] = limit(app.view_functions[endpoint])

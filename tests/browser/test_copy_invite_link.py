@@ -1,4 +1,4 @@
-"""One click copies an open invitation's link (pbp/static/copy.js), in real Chromium."""
+"""One click copies an open invitation's link (pbp/static/copy-link.js), in real Chromium."""
 
 import pytest
 from playwright.sync_api import expect

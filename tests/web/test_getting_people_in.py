@@ -55,7 +55,7 @@ def test_both_dashboards_list_open_invitations_to_copy_and_resend(
         assert page.headers["Referrer-Policy"] == "no-referrer"
         assert LINK.findall(html) == [issued.url]
         assert 'data-copy="invite-link-1"' in html and 'id="invite-link-1"' in html
-        assert "/static/copy.js" in html
+        assert "/static/copy-link.js" in html
         assert "onfocus=" not in html and "onclick=" not in html
         assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)  # no inline script
     dashboard = client.get(f"/c/{campaign.slug}/referee/").get_data(as_text=True)
@@ -74,7 +74,7 @@ def test_both_dashboards_list_open_invitations_to_copy_and_resend(
     refused = auth.post(f"/c/{forum_game.slug}/referee/invites/{bare.invite.id}/resend")
     assert refused.status_code == 400
     assert "names no email address" in refused.get_data(as_text=True)
-    script = client.get("/static/copy.js")
+    script = client.get("/static/copy-link.js")
     script.close()  # a file response: release the file
     assert script.status_code == 200
 
