@@ -63,12 +63,30 @@ def set_external_blog(
     url = normalize_address(url)
     release(session)
     feed = find_feed(url=url, fetcher=fetcher, allow_private=allow_private)
-    _refuse_shared_feed(session, character, feed.url)
+    home_url = None if feed.source == "direct" else url
+    return point_at_feed(
+        session=session, character=character, feed_url=feed.url, home_url=home_url,
+        now=now, actor=actor,
+    )  # fmt: skip
+
+
+def point_at_feed(
+    *,
+    session: Session,
+    character: Character,
+    feed_url: str,
+    home_url: str | None,
+    now: datetime,
+    actor: User | None,
+) -> Blog:
+    """Read the character's blog from `feed_url` (already checked), polled afresh; audited.
+    Refused when another character reads that feed."""
+    _refuse_shared_feed(session, character, feed_url)
     blog = blog_of(session=session, character=character)
     before = (blog.kind, blog.feed_url)
     blog.kind = "external"
-    blog.feed_url = feed.url
-    blog.home_url = None if feed.source == "direct" else url
+    blog.feed_url = feed_url
+    blog.home_url = home_url
     blog.adapter_kind = None  # a new blog may be another dialect: detect it again
     _forget_polling(blog)
     session.add(blog)

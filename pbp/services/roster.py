@@ -13,7 +13,6 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
-from adapters import FeedError, check_url
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import AuditLog, Blog, Campaign, Character, Membership, User
 from pbp.services import accounts, blogs, campaigns
@@ -111,24 +110,19 @@ def set_feed_url(
     http(s) only, never a private network), or back to pbp's built-in blog when empty."""
     _require_referee(session, campaign, actor)
     character = character_in(session=session, campaign=campaign, character_id=character_id)
-    feed_url = (feed_url or "").strip()
-    if not feed_url:
+    # Checked as when adding a character, its host resolved with no transaction open.
+    feed_url = blogs.checked_feed_address(
+        session=session, url=feed_url, allow_private=allow_private
+    )
+    if feed_url is None:
         return blogs.set_builtin_blog(session=session, character=character, now=now, actor=actor)
-    try:
-        check_url(feed_url, allow_private=allow_private)
-    except FeedError as exc:  # blocked, malformed, or a host that does not resolve
-        raise UserError(exc.message) from exc
-    blogs._refuse_shared_feed(session, character, feed_url)
     blog = blogs.blog_of(session=session, character=character)
     if blog.kind == "external" and blog.feed_url == feed_url:
         return blog
-    before = (blog.kind, blog.feed_url)
-    blog.kind, blog.feed_url, blog.home_url, blog.adapter_kind = "external", feed_url, None, None
-    blogs._forget_polling(blog)
-    session.add(blog)
-    blogs._audit(session, character, actor, now, before, blog)
-    session.flush()
-    return blog
+    return blogs.point_at_feed(
+        session=session, character=character, feed_url=feed_url, home_url=None,
+        now=now, actor=actor,
+    )  # fmt: skip
 
 
 def drop_character(
