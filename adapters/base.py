@@ -1,7 +1,8 @@
 """Plain data that adapters produce, and the small protocol every dialect implements.
 
-Nothing here touches the database: ``pbp.services.ingest`` turns these frozen dataclasses into
-rows. Titles and names are plain text (autoescape them); ``body_html`` is already sanitized.
+Nothing here touches the database: ``pbp.services.noteworthy.ingest`` turns these frozen
+dataclasses into rows. Titles and names are plain text (autoescape them); ``body_html`` is
+already sanitized.
 Dates are timezone-aware UTC or ``None``.
 """
 

@@ -17,7 +17,8 @@ from flask.cli import with_appcontext
 from pbp import db, migrate
 from pbp.errors import NotFound, PbpError
 from pbp.models import utcnow
-from pbp.services import accounts, api_tokens
+from pbp.services.accounts import logins as accounts
+from pbp.services.accounts import tokens as api_tokens
 
 
 def _session():

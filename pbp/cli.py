@@ -112,7 +112,7 @@ def worker() -> None:
 @with_appcontext
 def poll(once: bool, slug: str | None) -> None:
     """Poll players' external blogs once and print a summary."""
-    from pbp.services import polling
+    from pbp.services.noteworthy import polling
 
     _ready_engine()
     app = current_app._get_current_object()

@@ -12,7 +12,7 @@ The bump runs in a transaction of its own, after the commit, for two reasons:
   let a reader take the new number with the old rows, before the commit shows;
 - locks: the writer holds its row locks until its commit; taking the campaign row's lock
   at the end as well could deadlock against a referee action that locks the campaign
-  first (pbp.services.turns.lock_campaign). Alone, the bump holds nothing else.
+  first (pbp.services.noteworthy.turns.lock_campaign). Alone, the bump holds nothing else.
 If a process dies between the commit and the bump, pages stay stale only until the cache's
 time limit (PBP_PAGE_CACHE_SECONDS) or the next change.
 

@@ -29,8 +29,10 @@ from adapters import Fetcher
 from pbp import demo_forum
 from pbp.db import database, writing
 from pbp.models import Blog, Campaign, Character, Entry, utcnow
-from pbp.services import blog, campaigns, polling, turns
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import polling, turns
 
 DEMO_NAME = "The Gilded Quill"
 PASSWORD = "demo-password"

@@ -11,9 +11,11 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from pbp.models import Campaign, User
-from pbp.models_forum import Thread
-from pbp.services import campaigns, cards, forum
-from pbp.services.mail import MailSettings
+from pbp.models.forum import Thread
+from pbp.services import campaigns
+from pbp.services.cards import tables as cards
+from pbp.services.forum import scenes as forum
+from pbp.services.mail.outbox import MailSettings
 
 NOIR_NAME = "Rain on Water Street"
 CARDS_NAME = "Water Street Blues"

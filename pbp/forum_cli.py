@@ -13,7 +13,7 @@ import json
 import click
 
 from pbp.errors import REFUSALS
-from pbp.services.rolls import verify_export
+from pbp.services.forum.rolls import verify_export
 
 
 @click.command("verify-rolls")

@@ -14,8 +14,11 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
 from pbp.db import database
-from pbp.services import cadence, idempotency, mail, mail_send, polling
-from pbp.services.mail import MailSettings
+from pbp.services import idempotency
+from pbp.services.mail import outbox as mail
+from pbp.services.mail import send as mail_send
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import cadence, polling
 
 log = logging.getLogger("pbp.scheduler")
 

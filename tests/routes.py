@@ -7,7 +7,7 @@ import itertools
 
 from sqlmodel import select
 
-from pbp.models_forum import Post, Roll, Thread
+from pbp.models.forum import Post, Roll, Thread
 
 
 def forum_values(db_session, table) -> dict[str, list]:

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from pbp.errors import UserError
 from pbp.forum_cli import verify_rolls
-from pbp.models_forum import Thread
-from pbp.services import forum, rolls
+from pbp.models.forum import Thread
+from pbp.services.forum import rolls
+from pbp.services.forum import scenes as forum
 from tests.services.test_forum_fixtures import T0, give_one_sheet, make_table, write
 
 SCENE = """The car stops under the streetlight.

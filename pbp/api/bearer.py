@@ -15,8 +15,8 @@ from sqlmodel import Session
 
 from pbp.db import writing
 from pbp.models import User, utcnow
-from pbp.models_api import ApiToken
-from pbp.services import api_tokens
+from pbp.models.api import ApiToken
+from pbp.services.accounts import tokens as api_tokens
 from pbp.web.access import LoginUser
 
 

@@ -9,20 +9,15 @@ from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
 from pbp.errors import NotFound, UserError
-from pbp.services import (
-    api_reads,
-    blog,
-    blogs,
-    campaigns,
-    commenters,
-    dashboard,
-    feeds,
-    mail,
-    polling,
-    turns,
-)
-from pbp.services.api_reads import Page
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services import lookups as api_reads
+from pbp.services.lookups import Page
+from pbp.services.mail import outbox as mail
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import commenters, dashboard, polling, turns
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.web.access import current_membership, my_character, require_member, require_referee
 
 

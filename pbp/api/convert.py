@@ -111,12 +111,12 @@ def ruling_out(ruling: Ruling) -> s.RulingOut:
 
 
 def challenge_out(record: dict, consequence: str | None) -> s.ChallengeOut:
-    """One challenge of a tally record (pbp.services.tally_record)."""
+    """One challenge of a tally record (pbp.services.noteworthy.tally_record)."""
     return s.ChallengeOut.model_validate({**record, "consequence": consequence})
 
 
 def tally_out(record: dict, consequences: dict[int, str]) -> s.TallyOut:
-    """A tally record (pbp.services.tally_record), with the consequences recorded since."""
+    """A tally record (services.noteworthy.tally_record), with the consequences recorded since."""
     challenges = [
         {**c, "consequence": consequences.get(c["entry_id"], c.get("consequence"))}
         for c in record["challenges"]

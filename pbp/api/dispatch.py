@@ -24,8 +24,9 @@ from pbp.api.schemas import MAX_ID
 from pbp.db import get_session
 from pbp.errors import Conflict, NotFound
 from pbp.models import utcnow
-from pbp.services import api_tokens, idempotency
-from pbp.services.api_reads import Page
+from pbp.services import idempotency
+from pbp.services.accounts import tokens as api_tokens
+from pbp.services.lookups import Page
 
 JSON = "application/json"
 

@@ -10,9 +10,12 @@ from pbp.api.convert import entry_out, note_out
 from pbp.api.registry import Call, operation
 from pbp.errors import Forbidden, UserError
 from pbp.rules import noteworthy as nw
-from pbp.services import api_reads, blog, campaigns, play
-from pbp.services.api_reads import Page
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services import lookups as api_reads
+from pbp.services.lookups import Page
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import play
 from pbp.web.access import my_character
 
 ENTRY = "/campaigns/<slug>/entries/<int:entry_id>"

@@ -1,6 +1,6 @@
 """Forum campaigns: threads, posts and their rolls, as the forum pages show and take them.
 
-What a caller may read is decided by pbp.services.forum (`visible_posts`, `roll_view`)
+What a caller may read is decided by pbp.services.forum.scenes (`visible_posts`, `roll_view`)
 for the caller's viewer, exactly as on the pages; writes go through the same services.
 """
 
@@ -10,9 +10,12 @@ from flask import current_app
 
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
-from pbp.services import api_reads, campaigns, forum, rolls
-from pbp.services.api_reads import Page
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services import lookups as api_reads
+from pbp.services.forum import rolls
+from pbp.services.forum import scenes as forum
+from pbp.services.lookups import Page
+from pbp.services.mail.outbox import MailSettings
 from pbp.web.access import require_member
 
 FORUM = "/campaigns/<slug>/forum"

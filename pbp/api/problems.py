@@ -74,7 +74,7 @@ def problem(status: int, detail: str, *, errors=None, headers=None) -> Response:
 
 
 def _auth_headers(exc: UserError) -> dict:
-    from pbp.services.api_tokens import InsufficientScope
+    from pbp.services.accounts.tokens import InsufficientScope
 
     if exc.status == 401:
         challenge = 'Bearer realm="pbp"'

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from sqlmodel import Session
 
 from pbp.models import User
-from pbp.models_api import ApiToken
+from pbp.models.api import ApiToken
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 

@@ -12,8 +12,10 @@ from flask import current_app
 from pbp.api import schemas as s
 from pbp.api.convert import character_out
 from pbp.api.registry import Call, operation
-from pbp.services import blog, campaigns, feeds, invites, roster
-from pbp.services.api_reads import Page
+from pbp.services import campaigns, invites, roster
+from pbp.services.lookups import Page
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.web.access import require_referee
 
 CHARACTER = "/campaigns/<slug>/characters/<character>"

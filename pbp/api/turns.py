@@ -1,7 +1,7 @@
 """Turns and their events, the referee's close / rule / resolve, tallies and challenges.
 
 The referee's steps are the dashboard's, through the same idempotent services
-(pbp.services.turns): a retried close or resolve changes nothing twice, with or without
+(pbp.services.noteworthy.turns): a retried close or resolve changes nothing twice, with or without
 an Idempotency-Key.
 """
 
@@ -15,10 +15,13 @@ from pbp.api import schemas as s
 from pbp.api.convert import challenge_out, ruling_out, tally_out, turn_out
 from pbp.api.registry import Call, operation
 from pbp.errors import Conflict
-from pbp.services import api_reads, cadence, campaigns, mail_send, play, turns
-from pbp.services import tally as tally_service
-from pbp.services.api_reads import Page
-from pbp.services.mail import MailSettings, event_batch_key, queue_turn_results
+from pbp.services import campaigns
+from pbp.services import lookups as api_reads
+from pbp.services.lookups import Page
+from pbp.services.mail import send as mail_send
+from pbp.services.mail.outbox import MailSettings, event_batch_key, queue_turn_results
+from pbp.services.noteworthy import cadence, play, turns
+from pbp.services.noteworthy import tally as tally_service
 from pbp.web.access import current_membership, require_referee
 
 TURN = "/campaigns/<slug>/turns/<int:number>"

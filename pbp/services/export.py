@@ -40,8 +40,8 @@ from pbp.models import (
     Turn,
     User,
 )
-from pbp.services.history import History, TurnLine, build_history
-from pbp.services.svg_chart import standings_chart
+from pbp.services.noteworthy.history import History, TurnLine, build_history
+from pbp.services.noteworthy.svg_chart import standings_chart
 
 FORMAT, VERSION = "pbp-campaign", 1
 #: What a blog is in the story; ETags, leases, poll times and errors are plumbing.

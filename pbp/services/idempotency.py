@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 
 from pbp.errors import UserError
 from pbp.models import User
-from pbp.models_api import IdempotencyRecord
+from pbp.models.api import IdempotencyRecord
 
 KEEP_FOR = timedelta(days=1)
 MAX_KEY_LENGTH = 200

@@ -1,6 +1,6 @@
 """The referee's list of open invitations: each link to copy again, and a re-send.
 
-An invite's link signs its id and creation time (pbp.services.accounts.invite_token), so
+An invite's link signs its id and creation time (pbp.services.accounts.logins.invite_token), so
 the same link can be shown again at any time; re-sending mails that link once more and,
 when the invitation has expired or is about to, gives it a fresh lease of life.
 """
@@ -14,8 +14,9 @@ from sqlmodel import Session
 
 from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import Campaign, Character, Invite, User
-from pbp.services import accounts, campaigns
-from pbp.services import mail as mail_service
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
+from pbp.services.mail import outbox as mail_service
 
 # A re-sent invitation that would expire sooner than this gets a full INVITE_TTL again.
 FRESH_FOR_AT_LEAST = timedelta(days=2)

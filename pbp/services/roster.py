@@ -15,7 +15,9 @@ from sqlmodel import Session, select
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import AuditLog, Blog, Campaign, Character, Membership, User
-from pbp.services import accounts, blogs, campaigns
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import blog_settings as blogs
 
 MAX_ALIASES = 20
 MAX_NAME = 120

@@ -21,7 +21,9 @@ from flask_login import UserMixin, current_user
 from pbp.db import get_session
 from pbp.errors import Forbidden
 from pbp.models import Campaign, Membership, User
-from pbp.services import accounts, campaigns, play
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import play
 
 
 class LoginUser(UserMixin):

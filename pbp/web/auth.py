@@ -30,7 +30,9 @@ from wtforms import SelectChoice
 from pbp import rate_limits
 from pbp.db import get_session
 from pbp.errors import UserError
-from pbp.services import accounts, campaigns, signup
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
+from pbp.services.accounts import signup
 from pbp.web import forms
 from pbp.web.access import (
     LoginUser,

@@ -12,9 +12,12 @@ from pbp.errors import Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
 from pbp.rules import noteworthy as nw
-from pbp.services import blog, campaigns, feeds, play, turns
-from pbp.services import tally as tally_service
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import outgoing_feeds as feeds
+from pbp.services.noteworthy import play, turns
+from pbp.services.noteworthy import tally as tally_service
 from pbp.web import access
 from pbp.web.access import current_account, login_required
 

@@ -1,7 +1,7 @@
 """The card tables of forum threads (Sex & Violence, One Can Have Her): the table page, one
 POST route per move, a JSON view and the export.
 
-Thin views over pbp.services.cards. Every page renders only the service's `TableView` – the
+Thin views over pbp.services.cards.tables. Every page renders only the service's `TableView` – the
 engine's ``view_for(state, viewer)`` and the redacted record – never the stored state. A move
 the rules refuse is shown as a 400 page with the rules' message, and nothing is saved.
 """
@@ -18,11 +18,13 @@ from flask import url_for as flask_url_for
 from pbp.db import get_session
 from pbp.errors import REFUSALS, UserError
 from pbp.models import Campaign, utcnow
-from pbp.models_cards import CARD_RULESETS
-from pbp.models_forum import Thread
+from pbp.models.cards import CARD_RULESETS
+from pbp.models.forum import Thread
 from pbp.rules.cards import Card, CardError
-from pbp.services import campaigns, cards, forum
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services.cards import tables as cards
+from pbp.services.forum import scenes as forum
+from pbp.services.mail.outbox import MailSettings
 from pbp.web.access import current_account, current_membership, login_required
 
 bp = Blueprint("cards", __name__)

@@ -8,8 +8,9 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Response, current_app, render_template
 
 from pbp.db import get_session
-from pbp.services import campaigns, feeds
-from pbp.services.feeds import FeedItem
+from pbp.services import campaigns
+from pbp.services.noteworthy import outgoing_feeds as feeds
+from pbp.services.noteworthy.outgoing_feeds import FeedItem
 
 bp = Blueprint("feeds", __name__)
 ATOM = "application/atom+xml; charset=utf-8"

@@ -2,7 +2,7 @@
 
 Every form is a `FlaskForm`, so it carries the CSRF token; templates render it with
 `form.hidden_tag()`. Validators here only check shape (present, long enough, same
-twice); the rules themselves live in pbp.services.accounts.
+twice); the rules themselves live in pbp.services.accounts.logins.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from wtforms.validators import (
     ValidationError,
 )
 
-from pbp.services.accounts import (
+from pbp.services.accounts.logins import (
     INVITE_TTL,
     MAX_INVITE_TTL,
     MAX_PASSWORD_LENGTH,

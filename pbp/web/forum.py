@@ -1,7 +1,7 @@
 """The forum's pages: scenes and posts with rolls, a roll's permanent page, character
 sheets, the GM's start and end, the export and an Atom feed of the public posts.
 
-Thin views over pbp.services.forum / rolls / sheets: they read the form, call one service
+Thin views over pbp.services.forum.scenes / rolls / sheets: they read the form, call one service
 and redirect (POST -> redirect, so a reload never posts twice; the post form also carries
 a hidden idempotency token against double clicks). What a viewer may see is decided by the
 services (`visible_posts`, `roll_view`); templates only get those views.
@@ -29,9 +29,12 @@ from markupsafe import escape
 from pbp.db import get_session
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import Campaign, utcnow
-from pbp.services import campaigns, feeds, forum, rolls, sheets
-from pbp.services.feeds import FeedItem
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services.forum import rolls, sheets
+from pbp.services.forum import scenes as forum
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import outgoing_feeds as feeds
+from pbp.services.noteworthy.outgoing_feeds import FeedItem
 from pbp.web.access import current_account, current_membership, login_required, require_member
 
 bp = Blueprint("forum", __name__)

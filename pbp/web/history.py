@@ -12,7 +12,8 @@ import json
 from flask import Blueprint, Response, current_app, render_template
 
 from pbp.db import get_session
-from pbp.services import campaigns, export, history, svg_chart
+from pbp.services import campaigns, export
+from pbp.services.noteworthy import history, svg_chart
 from pbp.web.access import login_required, require_member, require_referee
 
 bp = Blueprint("history", __name__, url_prefix="/c/<slug>")

@@ -15,7 +15,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from pbp.db import get_session
-from pbp.services import campaigns, mail
+from pbp.services import campaigns
+from pbp.services.mail import outbox as mail
 from pbp.web.access import login_required, require_member
 
 bp = Blueprint("mail", __name__)

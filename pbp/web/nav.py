@@ -13,7 +13,7 @@ from flask import Flask, request, url_for
 
 from pbp.models import Campaign
 from pbp.services.campaigns import RULESET_NAMES
-from pbp.services.cards import CARD_RULESETS
+from pbp.services.cards.tables import CARD_RULESETS
 from pbp.web.access import current_membership
 
 

@@ -16,7 +16,9 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from pbp.db import get_session
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import utcnow
-from pbp.services import blogs, campaigns, commenters, play, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import commenters, play, polling
 from pbp.web.access import current_account, login_required, require_player
 
 bp = Blueprint("player", __name__, url_prefix="/c/<slug>/me")

@@ -16,7 +16,8 @@ from flask import session as browser_session
 from markupsafe import Markup
 
 from pbp.db import get_session
-from pbp.services import campaigns, planet, play
+from pbp.services import campaigns
+from pbp.services.noteworthy import planet, play
 from pbp.web.access import current_account, current_membership, login_required
 from pbp.web.page_cache import cached, visitors_version
 

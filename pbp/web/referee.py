@@ -18,19 +18,11 @@ from pbp.limits import check_length
 from pbp.models import Blog, Character, utcnow
 from pbp.rules import noteworthy as nw
 from pbp.services import audit_log as audit_words
-from pbp.services import (
-    blogs,
-    cadence,
-    campaigns,
-    cards,
-    commenters,
-    dashboard,
-    forum,
-    invites,
-    mail_send,
-    turns,
-)
-from pbp.services.mail import (
+from pbp.services import campaigns, invites
+from pbp.services.cards import tables as cards
+from pbp.services.forum import scenes as forum
+from pbp.services.mail import send as mail_send
+from pbp.services.mail.outbox import (
     MailSettings,
     event_batch_key,
     outbox_counts,
@@ -39,6 +31,8 @@ from pbp.services.mail import (
     queue_message,
     queue_turn_results,
 )
+from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import cadence, commenters, dashboard, turns
 from pbp.web.access import current_account, login_required, require_referee
 
 bp = Blueprint("referee", __name__, url_prefix="/c/<slug>/referee")

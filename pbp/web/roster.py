@@ -6,7 +6,9 @@ from flask import Blueprint, render_template
 
 from pbp.db import get_session
 from pbp.errors import NotFound
-from pbp.services import campaigns, cards, forum
+from pbp.services import campaigns
+from pbp.services.cards import tables as cards
+from pbp.services.forum import scenes as forum
 from pbp.web.access import current_account, current_membership
 
 characters_bp = Blueprint("characters", __name__, url_prefix="/c/<slug>/characters")

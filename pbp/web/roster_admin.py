@@ -9,7 +9,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from pbp.errors import UserError
-from pbp.services import blogs, invites, roster
+from pbp.services import invites, roster
+from pbp.services.noteworthy import blog_settings as blogs
 from pbp.web.access import current_account, login_required
 from pbp.web.referee import TOKEN_PAGE_HEADERS, _campaign, now
 

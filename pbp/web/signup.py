@@ -23,7 +23,7 @@ from flask_login import login_user
 
 from pbp.db import get_session
 from pbp.errors import UserError
-from pbp.services import signup
+from pbp.services.accounts import signup
 from pbp.web import forms
 from pbp.web.access import LoginUser, current_account
 

@@ -11,8 +11,8 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from pbp.db import get_session
 from pbp.errors import UserError
 from pbp.models import utcnow
-from pbp.models_api import TOKEN_SCOPES
-from pbp.services import api_tokens
+from pbp.models.api import TOKEN_SCOPES
+from pbp.services.accounts import tokens as api_tokens
 from pbp.web.access import current_account, login_required
 from pbp.web.auth import TOKEN_PAGE_HEADERS
 

@@ -11,7 +11,8 @@ from flask import Blueprint, current_app, render_template
 from pbp.db import get_session
 from pbp.errors import NotFound
 from pbp.models import Campaign, utcnow
-from pbp.services import campaigns, play, turn_page
+from pbp.services import campaigns
+from pbp.services.noteworthy import play, turn_page
 from pbp.web.access import current_account, current_membership
 from pbp.web.times import countdown
 

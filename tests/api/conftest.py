@@ -18,7 +18,10 @@ from datetime import UTC, datetime
 import pytest
 
 from pbp.models import Campaign, Character, Entry, Turn, User
-from pbp.services import api_tokens, blog, campaigns, turns
+from pbp.services import campaigns
+from pbp.services.accounts import tokens as api_tokens
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 
 _seq = itertools.count(1)
 ROLES = ("anonymous", "stranger", "player", "other_player", "referee")
@@ -143,8 +146,8 @@ def world(db_session) -> World:
 def forum_world(world, db_session) -> World:
     """The same people in a forum campaign (ONE): Ada is the player's character, Bram the
     other player's; the player opened a thread whose first post rolled 2d6 in public."""
-    from pbp.services import forum
-    from pbp.services.mail import MailSettings
+    from pbp.services.forum import scenes as forum
+    from pbp.services.mail.outbox import MailSettings
 
     users = world.users
     game = campaigns.create_campaign(

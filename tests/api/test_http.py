@@ -91,7 +91,7 @@ def test_an_unchanged_resource_answers_304_and_a_changed_one_200(api, world):
 
 
 def test_the_etag_depends_on_what_the_caller_may_see(api, world, db_session):
-    from pbp.services import turns
+    from pbp.services.noteworthy import turns
 
     turns.close_turn(
         session=db_session, campaign=world.campaign, actor=None, now=world.turn.opened_at

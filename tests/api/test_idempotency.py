@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from pbp.models import Entry, Turn
-from pbp.models_api import IdempotencyRecord
+from pbp.models.api import IdempotencyRecord
 from pbp.services import idempotency
 
 

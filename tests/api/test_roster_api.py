@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from sqlmodel import select
 
 from pbp.models import AuditLog, Character, OutboxMessage
-from pbp.services import accounts
+from pbp.services.accounts import logins as accounts
 
 SECRET = "test-secret-key-" + "x" * 32  # tests/conftest.py's app
 

@@ -32,8 +32,13 @@ from sqlmodel import Session
 from pbp import create_app, migrate
 from pbp.api import OPERATIONS
 from pbp.db import make_engine
-from pbp.services import api_tokens, blog, campaigns, forum, rolls, turns
-from pbp.services.mail import MailSettings
+from pbp.services import campaigns
+from pbp.services.accounts import tokens as api_tokens
+from pbp.services.forum import rolls
+from pbp.services.forum import scenes as forum
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from tests.api.conftest import wire
 
 MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)

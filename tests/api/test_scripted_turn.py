@@ -20,7 +20,8 @@ from sqlmodel import Session
 
 from pbp import create_app
 from pbp.models import Campaign, User
-from pbp.services import api_tokens, campaigns
+from pbp.services import campaigns
+from pbp.services.accounts import tokens as api_tokens
 from pbp.services.campaigns import slugify
 from tests.api.conftest import Api, wire
 from tests.feedserver import FeedServer

@@ -7,7 +7,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from adapters.base import FeedNote
-from pbp.services import blog, campaigns, ingest, turns
+from pbp.services import campaigns
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import ingest, turns
 from tests.api.conftest import NOW
 
 HOUR = timedelta(hours=1)

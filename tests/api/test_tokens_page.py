@@ -6,8 +6,8 @@ import re
 
 from sqlmodel import select
 
-from pbp.models_api import ApiToken
-from pbp.services import api_tokens
+from pbp.models.api import ApiToken
+from pbp.services.accounts import tokens as api_tokens
 from tests.web.conftest import csrf_token
 
 TOKEN = re.compile(r'value="(pbp_[A-Za-z0-9_-]+)"')

@@ -22,7 +22,7 @@ adds units to the same database. Measured at each step:
 - poll pass: every feed of every unit due (160, 640, 2,560), 90% answer 304 and 10% carry
   one new entry; production `polling.poll_due` with 16 threads and the production per-host
   limit; seconds per feed, the median of 3 passes;
-- tally: `pbp.services.tally.tally` of the first campaign's open turn (480 notes), read from
+- tally: `services.noteworthy.tally.tally` of the first campaign's open turn (480 notes), read from
   the database each time: time per note. The turn stays the same while the other campaigns
   pile up, so any growth is a query that reads more than its campaign;
 - planet and dashboard of the first campaign, through the Flask test client as its referee,
@@ -63,9 +63,11 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Character, OutboxMessage, Turn, User
-from pbp.services import accounts, mail, polling
-from pbp.services import tally as tally_service
-from pbp.services.mail_send import SmtpTransport, send_pending
+from pbp.services.accounts import logins as accounts
+from pbp.services.mail import outbox as mail
+from pbp.services.mail.send import SmtpTransport, send_pending
+from pbp.services.noteworthy import polling
+from pbp.services.noteworthy import tally as tally_service
 from tests.bench.test_bench_mail import PLAYERS, _post
 from tests.bench.test_bench_pages import (  # noqa: F401 (bench_engine: a fixture)
     T0,

@@ -28,8 +28,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Campaign, Event, Membership, OutboxMessage, Turn, User
-from pbp.services import mail
-from pbp.services.mail_send import SmtpTransport, build_email, send_pending
+from pbp.services.mail import outbox as mail
+from pbp.services.mail.send import SmtpTransport, build_email, send_pending
 from tests.factories import make_campaign, make_characters
 from tests.services.test_mail import NOW, SETTINGS
 from tests.smtpserver import SmtpServer

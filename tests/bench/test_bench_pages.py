@@ -55,7 +55,7 @@ from pbp.models import (
     User,
 )
 from pbp.rules import noteworthy as nw
-from pbp.services import accounts
+from pbp.services.accounts import logins as accounts
 
 T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -368,7 +368,7 @@ def build_campaign(
 
 
 def _summary(challenges: list[dict]) -> dict:
-    """What pbp.services.turns.summarize keeps on a resolved turn, in the same shape."""
+    """What pbp.services.noteworthy.turns.summarize keeps on a resolved turn, in the same shape."""
     return {
         "challenges": challenges,
         "eliminated": [],

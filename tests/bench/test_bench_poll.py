@@ -53,7 +53,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, func, select
 
 from pbp.models import Blog, Campaign, Character, Entry, EntryRevision, Note, Turn, User
-from pbp.services import campaigns, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import polling
 from tests.feedserver import FeedServer
 
 # (addresses, feeds per address, feeds in the baseline sample)

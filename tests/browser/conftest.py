@@ -33,7 +33,9 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from pbp import create_app, migrate
 from pbp.db import make_engine
 from pbp.models import Campaign, User, utcnow
-from pbp.services import accounts, campaigns, turns
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import turns
 
 CHROMIUM = os.environ.get("PBP_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbp.models import Character, utcnow
-from pbp.services import blog
+from pbp.services.noteworthy import hosted_blog as blog
 from tests.browser.conftest import UNLABELLED_FIELDS, log_in, no_horizontal_scroll
 
 pytestmark = pytest.mark.browser

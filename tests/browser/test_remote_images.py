@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbp.models import Character
 from pbp.models import utcnow as now
-from pbp.services import blog
+from pbp.services.noteworthy import hosted_blog as blog
 from tests.feedserver import FeedServer
 
 pytestmark = pytest.mark.browser

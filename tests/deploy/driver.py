@@ -27,7 +27,9 @@ from sqlmodel import Session
 
 from pbp.db import make_engine, writing
 from pbp.models import OutboxMessage, utcnow
-from pbp.services import cadence, mail, mail_send, polling
+from pbp.services.mail import outbox as mail
+from pbp.services.mail import send as mail_send
+from pbp.services.noteworthy import cadence, polling
 
 
 def _wait_for(path: str) -> None:

@@ -66,8 +66,9 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Membership, OutboxMessage, Turn, User
-from pbp.services import campaigns, polling, turns
-from pbp.services.planet import PAGE_SIZE
+from pbp.services import campaigns
+from pbp.services.noteworthy import polling, turns
+from pbp.services.noteworthy.planet import PAGE_SIZE
 from tests.deploy.web import WORKERS, Response, Web
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbp.rules.dice_expr import (
+from pbp.rules.dice.expr import (
     MAX_EXPLOSIONS,
     DiceTerm,
     Expression,
@@ -14,7 +14,7 @@ from pbp.rules.dice_expr import (
     evaluate,
     parse_expression,
 )
-from pbp.rules.dice_source import Dice, RollError, RollLimitError, RollSyntaxError, ScriptedDice
+from pbp.rules.dice.source import Dice, RollError, RollLimitError, RollSyntaxError, ScriptedDice
 
 
 def roll(text, faces):

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pbp.rules.dice_source import (
+from pbp.rules.dice.source import (
     Dice,
     Face,
     ScriptedDice,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbp.rules.dice_source import Dice, RollError, RollLimitError, RollSyntaxError, ScriptedDice
+from pbp.rules.dice.source import Dice, RollError, RollLimitError, RollSyntaxError, ScriptedDice
 from pbp.rules.noir import (
     COMPLEXITY,
     MAX_EXTRA_DICE,

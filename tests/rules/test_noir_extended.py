@@ -2,9 +2,9 @@
 
 import pytest
 
-from pbp.rules.dice_source import RollError, RollLimitError, ScriptedDice, ScriptExhausted
+from pbp.rules.dice.source import RollError, RollLimitError, ScriptedDice, ScriptExhausted
 from pbp.rules.noir import Outcome, Side
-from pbp.rules.noir_extended import (
+from pbp.rules.noir.extended import (
     Tally,
     contest_needs,
     count_attempt,

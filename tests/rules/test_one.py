@@ -2,7 +2,7 @@
 
 import pytest
 
-from pbp.rules.dice_source import ScriptedDice
+from pbp.rules.dice.source import ScriptedDice
 from pbp.rules.one import (
     SKILLS,
     Condition,

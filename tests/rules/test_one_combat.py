@@ -5,9 +5,9 @@ from fractions import Fraction
 
 import pytest
 
-from pbp.rules.dice_source import ScriptedDice
+from pbp.rules.dice.source import ScriptedDice
 from pbp.rules.one import Condition
-from pbp.rules.one_combat import (
+from pbp.rules.one.combat import (
     Act,
     CombatError,
     Fighter,

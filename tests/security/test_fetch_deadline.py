@@ -22,7 +22,9 @@ from adapters import FeedState, Fetcher, FetchStatus
 from pbp.config import load_config
 from pbp.errors import UserError
 from pbp.models import Blog, Campaign
-from pbp.services import blogs, campaigns, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import polling
 from tests.feedserver import FeedServer
 from tests.security.hostile_http import SHAPES, DripServer
 

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from pbp import create_app
 from pbp.config import load_config
 from pbp.db import make_engine
-from pbp.services.mail_send import FolderTransport
+from pbp.services.mail.send import FolderTransport
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -168,7 +168,7 @@ def test_the_image_setting_reads_the_environment(tmp_path, value, blocked):
 
 
 def _entry_with_image(db_session, world) -> None:
-    from pbp.services import blog
+    from pbp.services.noteworthy import hosted_blog as blog
     from tests.api.conftest import NOW
 
     blog.post_entry(

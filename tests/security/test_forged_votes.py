@@ -18,7 +18,9 @@ from sqlmodel import select
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from pbp.errors import Conflict
 from pbp.models import Blog, Membership, Note, Turn, User
-from pbp.services import accounts, audit_log, commenters, dashboard, ingest, tally
+from pbp.services import audit_log
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import commenters, dashboard, ingest, tally
 from tests.api import conftest as api_fixtures
 from tests.factories import make_campaign, make_characters
 from tests.web import conftest as web_fixtures

@@ -12,8 +12,10 @@ import json
 
 import pytest
 
-from pbp.models_forum import Thread
-from pbp.services import accounts, export, forum
+from pbp.models.forum import Thread
+from pbp.services import export
+from pbp.services.accounts import logins as accounts
+from pbp.services.forum import scenes as forum
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.api.conftest import NOW, wire

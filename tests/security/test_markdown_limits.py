@@ -16,7 +16,9 @@ from pbp import limits
 from pbp.errors import UserError
 from pbp.markup import TooIntricate, check_shape, render_markdown
 from pbp.models import User
-from pbp.services import accounts, blog, turns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from tests.api.conftest import make_token
 from tests.factories import make_campaign, make_characters
 from tests.markdown_shapes import longest_accepted, shapes

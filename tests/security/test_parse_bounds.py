@@ -21,7 +21,8 @@ from adapters import Fetcher, parse_feed
 from adapters.errors import NotAFeed
 from adapters.xmlguard import inline_safe
 from pbp.models import Blog, Campaign
-from pbp.services import campaigns, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import polling
 from tests.feedserver import FeedServer
 
 NOW = datetime(2024, 4, 3, 12, 0, tzinfo=UTC)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pbp.services import accounts, blog, turns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from tests.api.conftest import NOW
 from tests.web.conftest import PASSWORD
 

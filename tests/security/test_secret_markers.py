@@ -20,8 +20,8 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import OutboxMessage
-from pbp.models_forum import Thread
-from pbp.services import forum
+from pbp.models.forum import Thread
+from pbp.services.forum import scenes as forum
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.routes import every_get_url, forum_values

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from pbp.config import load_config
-from pbp.services import accounts
+from pbp.services.accounts import logins as accounts
 from tests.security.conftest import auth_for
 from tests.web.test_auth_reset import NEW, reset_path
 

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from pbp.errors import UserError
-from pbp.services import campaigns, sheets
+from pbp.services import campaigns
+from pbp.services.forum import sheets
 from tests.services.test_forum_fixtures import T0, make_table
 
 

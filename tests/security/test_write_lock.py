@@ -21,7 +21,8 @@ from sqlmodel import Session
 
 from pbp import create_app
 from pbp.models import AuditLog, Campaign, Membership, User
-from pbp.services import accounts, turns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import turns
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer
 from tests.web.conftest import PASSWORD, post_form

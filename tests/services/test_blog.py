@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from pbp.errors import Forbidden, UserError
 from pbp.models import EntryRevision, Turn
-from pbp.services import blog
+from pbp.services.noteworthy import hosted_blog as blog
 from tests.factories import make_campaign, make_characters
 
 NOW = datetime(2026, 5, 1, 13, 0, tzinfo=UTC)

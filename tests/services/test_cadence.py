@@ -7,7 +7,8 @@ from sqlmodel import select
 
 from pbp.errors import UserError
 from pbp.models import AuditLog, Turn
-from pbp.services import blog, cadence, turns
+from pbp.services.noteworthy import cadence, turns
+from pbp.services.noteworthy import hosted_blog as blog
 from tests.factories import make_campaign, make_characters
 
 T0 = datetime(2026, 3, 10, 18, 0, tzinfo=UTC)

@@ -12,13 +12,16 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
-from pbp.models_cards import CardEvent, CardGame
-from pbp.models_forum import Post, Thread
+from pbp.models.cards import CardEvent, CardGame
+from pbp.models.forum import Post, Thread
 from pbp.rules import dice
 from pbp.rules import one_can_have_her as ochh
 from pbp.rules import sex_and_violence as sv
 from pbp.rules.cards import RulesError, Viewer
-from pbp.services import card_actions, cards, forum, rolls
+from pbp.services.cards import actions as card_actions
+from pbp.services.cards import tables as cards
+from pbp.services.forum import rolls
+from pbp.services.forum import scenes as forum
 from tests.services.test_forum_fixtures import MAIL, T0, make_table, write
 
 WARRIOR = {

@@ -9,9 +9,10 @@ from sqlmodel import select
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import AuditLog
-from pbp.models_forum import Post, PostRevision, Roll, Thread
+from pbp.models.forum import Post, PostRevision, Roll, Thread
 from pbp.rules.dice import RollSyntaxError
-from pbp.services import forum, rolls
+from pbp.services.forum import rolls
+from pbp.services.forum import scenes as forum
 from tests.services.test_forum_fixtures import T0, make_table, write
 
 

@@ -10,9 +10,11 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import Session
 
 from pbp.models import Campaign, Character, User
-from pbp.models_forum import Post, Thread
-from pbp.services import campaigns, forum, sheets
-from pbp.services.mail import MailSettings
+from pbp.models.forum import Post, Thread
+from pbp.services import campaigns
+from pbp.services.forum import scenes as forum
+from pbp.services.forum import sheets
+from pbp.services.mail.outbox import MailSettings
 from tests.factories import make_user
 
 MAIL = MailSettings("http://pbp.test", "test-secret-key-" + "x" * 32, "pbp <pbp@pbp.test>")

@@ -7,8 +7,10 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import OutboxMessage
-from pbp.models_forum import Roll, Thread
-from pbp.services import campaigns, forum, rolls
+from pbp.models.forum import Roll, Thread
+from pbp.services import campaigns
+from pbp.services.forum import rolls
+from pbp.services.forum import scenes as forum
 from tests.services.test_forum_fixtures import T0, make_table, write
 
 

@@ -8,7 +8,8 @@ from sqlmodel import select
 
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import AuditLog
-from pbp.services import campaigns, sheets
+from pbp.services import campaigns
+from pbp.services.forum import sheets
 from tests.services.test_forum_fixtures import ONE_STATS, T0, make_table
 
 

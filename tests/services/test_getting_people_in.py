@@ -10,7 +10,8 @@ from sqlmodel import select
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import Blog, Character, Invite, OutboxMessage, User
-from pbp.services import accounts, audit_log, campaigns, invites, roster
+from pbp.services import audit_log, campaigns, invites, roster
+from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign, make_characters, make_user
 
 NOW = datetime(2030, 5, 1, 12, 0, tzinfo=UTC)

@@ -16,7 +16,9 @@ import pytest
 import sqlalchemy as sa
 
 from pbp.models import Campaign, Character, Entry
-from pbp.services import blog, campaigns, history, svg_chart, turns
+from pbp.services import campaigns
+from pbp.services.noteworthy import history, svg_chart, turns
+from pbp.services.noteworthy import hosted_blog as blog
 from tests.factories import make_campaign, make_characters
 
 DAY = timedelta(days=1)

@@ -6,7 +6,7 @@ from sqlmodel import select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from pbp.models import Blog, Entry, EntryRevision, Note, Turn
-from pbp.services import commenters, ingest
+from pbp.services.noteworthy import commenters, ingest
 from tests.factories import make_campaign, make_characters
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)

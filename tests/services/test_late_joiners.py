@@ -19,8 +19,10 @@ from jinja2 import Environment, FileSystemLoader
 
 from pbp.models import Challenge, Character, Turn
 from pbp.rules import noteworthy as nw
-from pbp.services import blog, campaigns, history, svg_chart, turns
-from pbp.services import tally as tally_service
+from pbp.services import campaigns
+from pbp.services.noteworthy import history, svg_chart, turns
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import tally as tally_service
 from tests.factories import make_campaign, make_characters
 from tests.rules import worked_campaign as wc
 

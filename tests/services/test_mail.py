@@ -11,8 +11,8 @@ from sqlmodel import select
 
 from pbp.errors import NotFound, UserError
 from pbp.models import Entry, Event, Invite, Membership, Note, OutboxMessage, Turn
-from pbp.services import mail
-from pbp.services.mail_send import build_email
+from pbp.services.mail import outbox as mail
+from pbp.services.mail.send import build_email
 from tests.factories import make_campaign, make_characters, make_user
 
 NOW = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)

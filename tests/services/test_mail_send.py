@@ -29,8 +29,9 @@ from pbp.models import (
     User,
     utcnow,
 )
-from pbp.services import mail, mail_send
-from pbp.services.mail_send import FolderTransport, Sender, SmtpTransport, send_pending
+from pbp.services.mail import outbox as mail
+from pbp.services.mail import send as mail_send
+from pbp.services.mail.send import FolderTransport, Sender, SmtpTransport, send_pending
 from tests.factories import make_campaign, make_characters
 from tests.services.test_mail import NOW, outbox, post_event, user_of
 from tests.smtpserver import SmtpServer
@@ -313,7 +314,7 @@ KILLABLE_SENDER = """
 import sys
 from datetime import datetime
 from pbp.db import make_engine
-from pbp.services.mail_send import SmtpTransport, send_pending
+from pbp.services.mail.send import SmtpTransport, send_pending
 url, port, now, batch = sys.argv[1:]
 send_pending(
     engine_or_sessionmaker=make_engine(url),

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from sqlmodel import Session
 
-from pbp.services.mail_send import SmtpTransport, send_pending
+from pbp.services.mail.send import SmtpTransport, send_pending
 from tests.factories import make_campaign, make_characters
 from tests.services.test_mail import NOW, outbox, post_event
 from tests.smtpserver import SmtpServer

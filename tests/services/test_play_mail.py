@@ -1,4 +1,4 @@
-"""pbp.services.play_mail: which stored notes and entries cause mail (the promise tests in
+"""services.noteworthy.play_mail: which stored notes and entries cause mail (the promise tests in
 tests/web/test_mail_promises.py drive it through the pages and the API)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import Note, OutboxMessage
-from pbp.services import play_mail
+from pbp.services.noteworthy import play_mail
 from tests.factories import make_campaign, make_characters
 from tests.services.test_mail import NOW, SETTINGS, _entry, post_event
 

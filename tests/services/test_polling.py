@@ -12,7 +12,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import AuditLog, Blog, Campaign, Entry, EntryRevision, Note, Turn
-from pbp.services import campaigns, ingest, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import ingest, polling
 from tests.feedserver import FeedServer
 
 FIXTURES = Path(__file__).parent.parent / "adapters" / "fixtures"

@@ -17,7 +17,8 @@ from sqlmodel import Session, select
 from pbp import create_app
 from pbp.cli import PollProgress, cli
 from pbp.models import Blog, Campaign, utcnow
-from pbp.services import campaigns, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import polling
 from tests.feedserver import FeedServer
 
 RSS = (

@@ -15,7 +15,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Entry, Note, Turn
-from pbp.services import campaigns, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import polling
 from tests.feedserver import FeedServer
 
 FIXTURES = Path(__file__).parent.parent / "adapters" / "fixtures"

@@ -22,7 +22,8 @@ from adapters import Fetcher
 from adapters.fetch import FeedState
 from pbp.config import load_config
 from pbp.models import Blog, Campaign
-from pbp.services import campaigns, polling
+from pbp.services import campaigns
+from pbp.services.noteworthy import polling
 from tests.feedserver import FeedServer
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)

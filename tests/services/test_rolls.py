@@ -11,10 +11,12 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from pbp.errors import REFUSALS, Conflict, Forbidden
-from pbp.models_forum import CampaignSecret, Post, Roll
+from pbp.models.forum import CampaignSecret, Post, Roll
 from pbp.rules import dice
 from pbp.rules.dice import RollError
-from pbp.services import campaigns, forum, rolls, sheets
+from pbp.services import campaigns
+from pbp.services.forum import rolls, sheets
+from pbp.services.forum import scenes as forum
 from tests.services.test_forum_fixtures import T0, give_one_sheet, make_table, write
 
 

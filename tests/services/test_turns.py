@@ -7,7 +7,8 @@ from sqlmodel import select
 
 from pbp.errors import Conflict
 from pbp.models import AuditLog, Challenge, Character, Event, Turn
-from pbp.services import blog, tally, turns
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import tally, turns
 from tests.factories import make_campaign, make_characters
 
 DAY = timedelta(days=1)

@@ -15,7 +15,7 @@ CSRF protection is ON in the test app, as in production: a POST without a token 
 - `post_form(client, url, data)` is `auth.post` for a second client.
 Leave the token out only in a test that checks the refusal.
 
-`sent_mail` stands in for pbp.services.mail's `queue_invite` / `queue_password_reset`
+`sent_mail` stands in for pbp.services.mail.outbox's `queue_invite` / `queue_password_reset`
 and records their keyword arguments (with "kind"), so these tests do not depend on the
 outbox's details.
 """
@@ -31,7 +31,8 @@ from datetime import UTC, datetime
 import pytest
 
 from pbp.models import User
-from pbp.services import accounts, campaigns
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign, make_characters
 
 PASSWORD = "correct horse battery staple"
@@ -92,13 +93,13 @@ def auth(client, db_session) -> AuthActions:
 
 @pytest.fixture
 def sent_mail(monkeypatch) -> list[dict]:
-    """Every message pbp.services.accounts queues, as keyword arguments plus "kind"."""
+    """Every message pbp.services.accounts.logins queues, as keyword arguments plus "kind"."""
     sent: list[dict] = []
-    fake = types.ModuleType("pbp.services.mail")
+    fake = types.ModuleType("pbp.services.mail.outbox")
     fake.MailSettings = types.SimpleNamespace
     fake.queue_invite = lambda **kw: sent.append({"kind": "invite", **kw})
     fake.queue_password_reset = lambda **kw: sent.append({"kind": "password_reset", **kw})
-    monkeypatch.setitem(sys.modules, "pbp.services.mail", fake)
+    monkeypatch.setitem(sys.modules, "pbp.services.mail.outbox", fake)
     return sent
 
 

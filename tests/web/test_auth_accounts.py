@@ -1,4 +1,4 @@
-"""pbp.services.accounts on its own: invites, passwords, logins, resets (fixed `now`)."""
+"""pbp.services.accounts.logins on its own: invites, passwords, logins, resets (fixed `now`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from sqlmodel import select
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import AuditLog, Character, Invite, Membership, OutboxMessage, User
-from pbp.services import accounts, campaigns
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign, make_user
 
 NOW = datetime(2030, 5, 1, 12, 0, tzinfo=UTC)
@@ -255,7 +256,7 @@ def test_invite_mail_lands_in_the_real_outbox(db_session):
 def test_send_does_nothing_without_a_mail_module(db_session, monkeypatch):
     import sys
 
-    monkeypatch.setitem(sys.modules, "pbp.services.mail", None)  # import fails
+    monkeypatch.setitem(sys.modules, "pbp.services.mail.outbox", None)  # import fails
     links = accounts._Links(BASE, KEY, "pbp <p@x.test>")
     assert accounts._send("invite", session=db_session, links=links, now=NOW) is False
 

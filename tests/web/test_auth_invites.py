@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import select
 
 from pbp.models import Invite
-from pbp.services import accounts, campaigns
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign
 
 SECRET = "test-secret-key-" + "x" * 32  # tests/conftest.py's app

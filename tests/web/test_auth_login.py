@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from pbp import create_app
 from pbp.models import AuditLog
-from pbp.services import accounts
+from pbp.services.accounts import logins as accounts
 from pbp.web.auth import cookie_settings
 from tests.web.conftest import csrf_token
 

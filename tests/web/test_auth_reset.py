@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from pbp.services import accounts
+from pbp.services.accounts import logins as accounts
 
 SECRET = "test-secret-key-" + "x" * 32
 NEW = "my brand new passphrase"

@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import AuditLog, Invite
-from pbp.services import accounts
+from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign
 
 SECRET = "test-secret-key-" + "x" * 32

@@ -6,7 +6,9 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import Character, Entry, EntryRevision, Note, User
-from pbp.services import accounts, blog, turns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from tests.factories import make_campaign, make_characters
 from tests.web.conftest import PASSWORD
 

@@ -18,8 +18,8 @@ from flask.testing import FlaskClient
 from sqlmodel import select
 
 from pbp.models import OutboxMessage, User
-from pbp.models_cards import CardEvent, CardGame
-from pbp.models_forum import Thread
+from pbp.models.cards import CardEvent, CardGame
+from pbp.models.forum import Thread
 from pbp.rules import dice
 from pbp.rules.cards import Card
 from pbp.web import cards as cards_web
@@ -479,7 +479,7 @@ def test_a_thread_the_viewer_cannot_read_has_no_table_for_them(app, auth, db_ses
 
 
 def test_the_export_replays_after_the_end(app, auth, db_session):
-    from pbp.services import cards
+    from pbp.services.cards import tables as cards
 
     seats = _seats(app, auth, db_session, "sex-and-violence")
     _open_table(seats, gm_sees_hands="yes")

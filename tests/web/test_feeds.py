@@ -6,7 +6,8 @@ import feedparser
 import pytest
 
 from adapters import parse_feed
-from pbp.services import blog, turns
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from tests.factories import make_campaign, make_characters
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)

@@ -10,8 +10,10 @@ from datetime import timedelta
 
 import pytest
 
-from pbp.services import blog, campaigns, turns
-from pbp.services import tally as tally_service
+from pbp.services import campaigns
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy import turns
 from tests.web.test_mail_promises import NOW, Game, app, make_game  # noqa: F401  (fixture)
 
 

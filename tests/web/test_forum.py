@@ -9,7 +9,7 @@ import re
 import pytest
 from sqlmodel import select
 
-from pbp.models_forum import CampaignSecret, Post, Roll, Sheet, Thread
+from pbp.models.forum import CampaignSecret, Post, Roll, Sheet, Thread
 from pbp.web import forum as forum_web
 from tests.services.test_forum_fixtures import ONE_STATS, make_table, write
 from tests.web.conftest import csrf_token

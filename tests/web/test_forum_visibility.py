@@ -11,8 +11,8 @@ import itertools
 import pytest
 from sqlmodel import select
 
-from pbp.models_forum import Roll, Thread
-from pbp.services import rolls
+from pbp.models.forum import Roll, Thread
+from pbp.services.forum import rolls
 from pbp.web import forum as forum_web
 from tests.services.test_forum_fixtures import T0, make_table, write
 

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 from sqlmodel import select
 
 from pbp.models import Character, Invite, OutboxMessage, User
-from pbp.services import accounts, campaigns
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign
 from tests.web.conftest import PASSWORD
 

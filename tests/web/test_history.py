@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pbp.models import User
-from pbp.services import accounts
+from pbp.services.accounts import logins as accounts
 from pbp.web import history
 from tests.factories import make_campaign
 from tests.services.test_export import broken_links, read_zip

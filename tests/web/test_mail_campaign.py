@@ -20,8 +20,10 @@ from sqlmodel import Session, select
 
 from pbp import create_app
 from pbp.models import Blog, Campaign, Character, Entry, OutboxMessage, utcnow
-from pbp.services import api_tokens, campaigns, polling, turns
-from pbp.services.mail_send import SmtpTransport, send_pending
+from pbp.services import campaigns
+from pbp.services.accounts import tokens as api_tokens
+from pbp.services.mail.send import SmtpTransport, send_pending
+from pbp.services.noteworthy import polling, turns
 from tests.api.conftest import Api, wire
 from tests.feedserver import FeedServer
 from tests.smtpserver import SmtpServer

@@ -13,7 +13,11 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import Character, Entry, OutboxMessage, User
-from pbp.services import blog, campaigns, forum, mail, turns
+from pbp.services import campaigns
+from pbp.services.forum import scenes as forum
+from pbp.services.mail import outbox as mail
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from tests.api.conftest import Api, make_token, wire
 from tests.web.conftest import AuthActions
 

@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import Session, select
 
 from pbp.models import Membership, OutboxMessage, Turn
-from pbp.services import mail
-from pbp.services.mail_send import SmtpTransport, send_pending
+from pbp.services.mail import outbox as mail
+from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.web import mail as mail_web
 from tests.factories import make_campaign, make_characters
 from tests.services.test_mail import NOW, user_of

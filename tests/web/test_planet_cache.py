@@ -8,7 +8,9 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import Campaign, Character, Entry, User
-from pbp.services import accounts, blog, planet, turns
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import planet, turns
 from pbp.web.page_cache import PageCache
 from tests.factories import make_campaign, make_characters
 from tests.web.conftest import PASSWORD

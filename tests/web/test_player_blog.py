@@ -8,7 +8,8 @@ import pytest
 from sqlmodel import select
 
 from pbp.models import AuditLog, Blog, User
-from pbp.services import accounts, blogs
+from pbp.services.accounts import logins as accounts
+from pbp.services.noteworthy import blog_settings as blogs
 from pbp.web import player
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer

@@ -4,7 +4,8 @@ stored when it was resolved, and what arrived since is listed beside it for the 
 from datetime import UTC, datetime, timedelta
 
 from adapters.base import FeedNote
-from pbp.services import blog, ingest, turns
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import ingest, turns
 from tests.factories import make_campaign, make_characters
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)

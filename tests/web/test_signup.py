@@ -159,7 +159,7 @@ def test_signup_and_resend_posts_are_rate_limited(client, auth, db_session, open
 
 def test_a_password_reset_confirms_a_waiting_address(client, auth, db_session, open_signup):
     """The reset link reaches the same mailbox: it proves the address as well."""
-    from pbp.services import accounts
+    from pbp.services.accounts import logins as accounts
 
     sign_up(auth)
     user = db_session.exec(select(User).where(User.email == "newcomer@example.test")).one()

@@ -19,7 +19,7 @@ from sqlmodel import select
 from adapters.base import FeedEntry, ParsedFeed, fallback_key
 from pbp.models import Blog, Campaign, Character, Entry, Invite, OutboxMessage
 from pbp.rules.noteworthy import detect_target, is_challenging
-from pbp.services import ingest
+from pbp.services.noteworthy import ingest
 from tests.rules import worked_campaign as wc
 from tests.web.conftest import PASSWORD, post_form
 

@@ -1,0 +1,120 @@
+"""The data model (SQLModel tables), one module a feature; every table is importable from here.
+
+Constraints keep bad data out at the database: unique keys where the game has one
+(a character's slug in a campaign, a turn number, an entry's source id on its blog),
+foreign keys everywhere, NOT NULL by default, and CHECKs on the small vocabularies.
+Times are stored as naive UTC and come back timezone-aware (`UTCDateTime`), the same on
+SQLite and PostgreSQL. Importing this package registers every table on SQLModel.metadata.
+"""
+
+from pbp.models.accounts import (
+    User,
+)
+from pbp.models.api import (
+    TOKEN_SCOPES,
+    ApiToken,
+    IdempotencyRecord,
+)
+from pbp.models.base import (
+    BLOG_KINDS,
+    CAMPAIGN_STATUSES,
+    CHARACTER_STATUSES,
+    EVENT_MODES,
+    OUTBOX_STATUSES,
+    ROLES,
+    STANCES,
+    TURN_STATUSES,
+    UTCDateTime,
+    utcnow,
+)
+from pbp.models.campaigns import (
+    AuditLog,
+    Campaign,
+    Character,
+    Invite,
+    Membership,
+)
+from pbp.models.cards import (
+    CARD_RULESETS,
+    CardEvent,
+    CardGame,
+)
+from pbp.models.forum import (
+    CLIENT_TOKEN_LENGTH,
+    POST_AUDIENCES,
+    POST_KINDS,
+    ROLL_ID_LENGTH,
+    ROLL_VISIBILITIES,
+    CampaignSecret,
+    Post,
+    PostRecipient,
+    PostRevision,
+    Roll,
+    Sheet,
+    Thread,
+    Watch,
+)
+from pbp.models.mail import (
+    OutboxMessage,
+)
+from pbp.models.noteworthy import (
+    AuthorAlias,
+    Blog,
+    Challenge,
+    Entry,
+    EntryRevision,
+    Event,
+    Note,
+    Ruling,
+    Turn,
+)
+
+__all__ = [
+    "ApiToken",
+    "AuditLog",
+    "AuthorAlias",
+    "BLOG_KINDS",
+    "Blog",
+    "CAMPAIGN_STATUSES",
+    "CARD_RULESETS",
+    "CHARACTER_STATUSES",
+    "CLIENT_TOKEN_LENGTH",
+    "Campaign",
+    "CampaignSecret",
+    "CardEvent",
+    "CardGame",
+    "Challenge",
+    "Character",
+    "EVENT_MODES",
+    "Entry",
+    "EntryRevision",
+    "Event",
+    "IdempotencyRecord",
+    "Invite",
+    "Membership",
+    "Note",
+    "OUTBOX_STATUSES",
+    "OutboxMessage",
+    "POST_AUDIENCES",
+    "POST_KINDS",
+    "Post",
+    "PostRecipient",
+    "PostRevision",
+    "ROLES",
+    "ROLL_ID_LENGTH",
+    "ROLL_VISIBILITIES",
+    "Roll",
+    "Ruling",
+    "STANCES",
+    "Sheet",
+    "TOKEN_SCOPES",
+    "TURN_STATUSES",
+    "Thread",
+    "Turn",
+    "UTCDateTime",
+    "User",
+    "Watch",
+    "utcnow",
+]
+
+from pbp import content_version  # noqa: E402,F401  (versions for cached pages)  # isort: skip

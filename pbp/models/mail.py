@@ -1,0 +1,34 @@
+"""Outgoing mail: the transactional outbox."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from pbp.models.base import OUTBOX_STATUSES, _choices, _created, _fk, _json, _time
+
+
+class OutboxMessage(SQLModel, table=True):
+    """One email to one recipient, written in the same transaction as the change it
+    announces; `dedupe_key` makes a retried change queue nothing twice."""
+
+    __table_args__ = (_choices("status", OUTBOX_STATUSES),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int | None = _fk("campaign.id", nullable=True)
+    kind: str = Field(max_length=40)
+    dedupe_key: str = Field(max_length=200, unique=True)
+    message_id: str = Field(max_length=300, unique=True)
+    recipient: str = Field(max_length=320)
+    subject: str = Field(max_length=400)
+    body_text: str = Field(sa_type=sa.Text)
+    body_html: str | None = Field(default=None, sa_type=sa.Text)
+    headers: dict = _json()
+    status: str = Field(default="queued", max_length=16, index=True)
+    attempts: int = Field(default=0)
+    next_attempt_at: datetime | None = _time()
+    last_error: str | None = Field(default=None, max_length=2000)
+    created_at: datetime = _created()
+    sent_at: datetime | None = _time()

@@ -1,0 +1,63 @@
+"""Noir (rules/noir-en.md): the d10 resolution engine and extended actions.
+
+The facade: `from pbp.rules import noir` gives the names of `resolution`, the ruleset's
+entry point; `extended` hold the rest.
+"""
+
+from pbp.rules.noir.resolution import (
+    COMPLEXITY,
+    COOPERATION_BONUS,
+    D10,
+    DIFFICULTY,
+    MAX_ATTEMPTS,
+    MAX_DAMAGE_DICE,
+    MAX_EXTRA_DICE,
+    MAX_TIE_BREAKS,
+    DamageCode,
+    DamageRoll,
+    DiceSource,
+    DifficultyRoll,
+    NoirDice,
+    OpposedRoll,
+    Outcome,
+    RollError,
+    RollLimitError,
+    RollSyntaxError,
+    Side,
+    complexity_modifier,
+    cooperation_bonus,
+    damage_roll,
+    difficulty_roll,
+    opposed_roll,
+    outcome,
+    roll_d10s,
+)
+
+__all__ = [
+    "DiceSource",
+    "RollError",
+    "RollLimitError",
+    "RollSyntaxError",
+    "D10",
+    "DIFFICULTY",
+    "MAX_EXTRA_DICE",
+    "MAX_TIE_BREAKS",
+    "MAX_DAMAGE_DICE",
+    "MAX_ATTEMPTS",
+    "COOPERATION_BONUS",
+    "COMPLEXITY",
+    "Outcome",
+    "outcome",
+    "NoirDice",
+    "roll_d10s",
+    "cooperation_bonus",
+    "complexity_modifier",
+    "DifficultyRoll",
+    "difficulty_roll",
+    "Side",
+    "OpposedRoll",
+    "opposed_roll",
+    "DamageCode",
+    "DamageRoll",
+    "damage_roll",
+]

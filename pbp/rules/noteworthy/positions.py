@@ -1,0 +1,450 @@
+"""From notes to positions: who may take one, and which note counts.
+
+Noteworthy: "The challenge is resolved through notes added to the challenge entry. Each PC
+still in the game (except the challenger and target) may ... note clear support or opposition
+to the challenge." Every note that does not count is listed with its reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
+
+from pbp.rules.noteworthy.challenges import Draft
+from pbp.rules.noteworthy.context import (
+    RulingBook,
+    TurnContext,
+    parse_flag,
+    parse_stance,
+    subject_key,
+    when_compared,
+)
+from pbp.rules.noteworthy.model import (
+    CharacterId,
+    Fate,
+    Flag,
+    FlagKind,
+    IgnoredNote,
+    IgnoreReason,
+    Note,
+    Position,
+    RulingKind,
+    Stance,
+    Status,
+)
+from pbp.rules.noteworthy.text import read_stance
+
+_UNSET = object()
+
+
+class NoteFacts(NamedTuple):
+    """A note after the referee's rulings: its author, stance and whether it was ruled in/out.
+
+    Made only for notes off the fast path of ``tally_notes`` (rulings, fates, unread stances,
+    unmapped authors) and for the final's votes.
+    """
+
+    note: Note
+    author_id: CharacterId | None
+    stance: Stance
+    ruled_count: bool | None = None
+    ruling_note: str = ""
+    fate_allowed: bool = True
+    stance_ruled: bool = False
+
+
+def _ruled_author(note: Note, ctx: TurnContext, book: RulingBook) -> object:
+    found = book.find(RulingKind.AUTHOR, note.id)
+    if found is None:
+        return _UNSET
+    index, ruling = found
+    if ruling.value is None:
+        book.applied(index, f"The referee ruled note {note.id}'s author is no character.")
+        return None
+    author = ctx.character(ruling.value)
+    if author is None:
+        book.rejected(index, f"{ruling.value!r} is not a character in this game.")
+        return _UNSET
+    book.applied(index, f"The referee ruled note {note.id} was written by {author.name}.")
+    return author.id
+
+
+def _ruled_stance(note: Note, book: RulingBook) -> Stance | None:
+    found = book.find(RulingKind.STANCE, note.id)
+    if found is None:
+        return None
+    index, ruling = found
+    stance = parse_stance(ruling.value)
+    if stance is None:
+        book.rejected(index, f"{ruling.value!r} is not support, oppose or none.")
+        return None
+    book.applied(index, f"The referee reads note {note.id} as {stance}. {ruling.note}".strip())
+    return stance
+
+
+def _ruled_count(note: Note, book: RulingBook) -> tuple[bool | None, str]:
+    found = book.find(RulingKind.NOTE_VALIDITY, note.id)
+    if found is None:
+        return None, ""
+    index, ruling = found
+    count = parse_flag(ruling.value)
+    if count is None:
+        book.rejected(index, f"{ruling.value!r} is neither 'count' nor 'ignore'.")
+        return None, ""
+    why = f"The referee ruled note {note.id} {'counts' if count else 'ignored'}. {ruling.note}"
+    book.applied(index, why.strip())
+    return count, why.strip()
+
+
+def _fate_allowed(note: Note, book: RulingBook) -> bool:
+    found = book.find(RulingKind.FATE_NOT_ALLOWED, note.id)
+    if found is None:
+        return True
+    index, ruling = found
+    book.applied(index, f"The fate in note {note.id} is not allowed. {ruling.note}".strip())
+    return False
+
+
+def _stored_stance(note: Note) -> Stance:
+    """The stance stored on arrival; read now if none was stored or it is not a stance."""
+    if note.stance.__class__ is Stance:
+        return note.stance
+    try:
+        return Stance(note.stance)
+    except ValueError:
+        return read_stance(note.text).stance
+
+
+def read_note_facts(note: Note, ctx: TurnContext, book: RulingBook) -> NoteFacts:
+    """Noteworthy: "the referee's interpretation is final" -- author, stance and validity
+    rulings replace the automatic readings. A note with no stored reading is read now."""
+    stance = _stored_stance(note)
+    if not book.concerns(note.id):
+        author = ctx.by_id.get(note.author_id) if note.author_id is not None else None
+        if author is None and note.author_id is not None:
+            author = ctx.character(note.author_id) or ctx.joiner(note.author_id)
+        return NoteFacts(note, None if author is None else author.id, stance)
+    ruled = _ruled_author(note, ctx, book)
+    author_id = note.author_id if ruled is _UNSET else ruled
+    author = None if author_id is None else ctx.character(author_id) or ctx.joiner(author_id)
+    ruled_stance = _ruled_stance(note, book)
+    count, why = _ruled_count(note, book)
+    fate_allowed = _fate_allowed(note, book)
+    author_id = None if author is None else author.id
+    return NoteFacts(
+        note,
+        author_id,
+        ruled_stance or stance,
+        count,
+        why,
+        fate_allowed,
+        stance_ruled=ruled_stance is not None,
+    )
+
+
+def note_deadline(made_at: datetime, ctx: TurnContext) -> tuple[datetime | None, str]:
+    """Noteworthy: notes are tabulated "at the end of each turn, or after a fair interval
+    specified by the referee" -- whichever comes first (counted from the challenge)."""
+    limits = []
+    if ctx.closes is not None:
+        limits.append((ctx.closes, "the turn closed"))
+    if ctx.fair_interval is not None:
+        limits.append((made_at + ctx.fair_interval, "the referee's fair interval ended"))
+    return min(limits, key=lambda limit: limit[0]) if limits else (None, "")
+
+
+def ignore(facts: NoteFacts, reason: IgnoreReason, why: str) -> IgnoredNote:
+    return IgnoredNote(facts.note.id, facts.author_id, reason, why)
+
+
+Deadline = tuple[datetime | None, str]
+
+
+def lateness(facts: NoteFacts, deadline: Deadline) -> tuple[IgnoredNote | None, Flag | None]:
+    """Noteworthy: "After a turn ends, no PC may post notes on entries from past turns."
+
+    A late note is ignored. A note dated in time but first seen after the deadline may be
+    backdated: it counts by its date and is flagged; a ``note_validity`` ruling settles both.
+    """
+    limit, what = deadline
+    note = facts.note
+    if limit is None or facts.ruled_count is True:
+        return None, None
+    if note.published > limit:
+        published, closed = when_compared(note.published, limit)
+        why = f"Published {published}, after {what} at {closed}."
+        return ignore(facts, IgnoreReason.LATE, why), None
+    return None, backdated(note, deadline)
+
+
+def backdated(note: Note, deadline: Deadline) -> Flag | None:
+    """The flag for a note first seen after the deadline it is dated before, if it is one."""
+    limit, what = deadline
+    if limit is None or note.first_seen is None or note.first_seen <= limit:
+        return None
+    dated, seen, closed = when_compared(note.published, note.first_seen, limit)
+    message = (
+        f"Note {note.id} is dated {dated} but was first seen {seen}, after {what} "
+        f"({closed}); it counts unless the referee rules."
+    )
+    return Flag(FlagKind.BACKDATED_NOTE, message, note.entry_id, note.id)
+
+
+@dataclass
+class Tallying:
+    """The positions and ignored notes of one challenge (or the final), being worked out."""
+
+    supporters: list[Position] = field(default_factory=list)
+    opposers: list[Position] = field(default_factory=list)
+    pending: list[Position] = field(default_factory=list)
+    ignored: list[IgnoredNote] = field(default_factory=list)
+    fates: list[Fate] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    deciding: dict[object, Note] = field(default_factory=dict)  # note id -> deciding note
+
+
+def recency(note: Note) -> tuple:
+    """Noteworthy: "the PC's most recent note holds sway" -- publication, then arrival."""
+    return (note.published, note.arrival, subject_key(note.id))
+
+
+_UNKNOWN = object()
+
+
+def edited_into_challenge(draft: Draft) -> datetime | None:
+    """When an entry published with another mood became a challenge (``None`` for an entry
+    that was a challenge from the start).
+
+    Noteworthy: "The challenge is resolved through notes added to the challenge entry" -- a
+    note can only support or oppose a challenge that exists, so notes written before the
+    edit to Challenging take no position. A challenge from the start exists as long as its
+    entry: a note dated before it is clock skew between blogs, and counts.
+    """
+    return draft.made_at if draft.made_at > draft.entry.published else None
+
+
+def _skip_reason(
+    facts: NoteFacts, draft: Draft, ctx: TurnContext, limit: datetime | None
+) -> IgnoreReason | None:
+    """Why a note takes no position on the challenge, or ``None`` if it may.
+
+    Noteworthy: "Each PC still in the game (except the challenger and target) may ... note
+    clear support or opposition"; "An outsider ... cannot support or oppose challenges";
+    "After a turn ends, no PC may post notes on entries from past turns".
+    """
+    author = facts.author_id
+    if facts.ruled_count is False:
+        return IgnoreReason.REFEREE
+    if author is None:
+        return IgnoreReason.UNMAPPED
+    if author == draft.challenger_id:
+        return IgnoreReason.CHALLENGER
+    if author == draft.target_id:
+        return IgnoreReason.TARGET
+    if author not in ctx.by_id:
+        return IgnoreReason.JOINED_LATE
+    if ctx.by_id[author].status != Status.ACTIVE:
+        return IgnoreReason.OUTSIDER
+    made_at = edited_into_challenge(draft)
+    written = facts.note.published
+    if made_at is not None and written < made_at and not (facts.stance_ruled or facts.ruled_count):
+        return IgnoreReason.BEFORE_CHALLENGE
+    if limit is not None and facts.note.published > limit and facts.ruled_count is not True:
+        return IgnoreReason.LATE
+    if facts.stance is Stance.NONE:
+        return IgnoreReason.NO_POSITION
+    return None
+
+
+def _author_gate(draft: Draft, ctx: TurnContext) -> dict[object, IgnoreReason | None]:
+    """``_skip_reason``'s author rules worked out once per challenge instead of per note:
+    each character's reason to be ignored (``None``: they may take a position)."""
+    gate: dict[object, IgnoreReason | None] = {}
+    for character in ctx.characters:
+        if character.id == draft.challenger_id:
+            gate[character.id] = IgnoreReason.CHALLENGER
+        elif character.id == draft.target_id:
+            gate[character.id] = IgnoreReason.TARGET
+        else:
+            gate[character.id] = None if character.active else IgnoreReason.OUTSIDER
+    return gate
+
+
+_PER_AUTHOR = frozenset(
+    {
+        IgnoreReason.CHALLENGER,
+        IgnoreReason.TARGET,
+        IgnoreReason.OUTSIDER,
+        IgnoreReason.JOINED_LATE,
+        IgnoreReason.NO_POSITION,
+    }
+)
+
+
+def _skip_text(
+    note: Note,
+    author: CharacterId | None,
+    reason: IgnoreReason,
+    ctx: TurnContext,
+    deadline: Deadline,
+    ruling_note: str = "",
+    made_at: datetime | None = None,
+) -> str:
+    """Why an ignored note does not count, in words for the dashboard."""
+    if reason is IgnoreReason.REFEREE:
+        why = ruling_note
+    elif reason is IgnoreReason.UNMAPPED:
+        label = note.author_label or "the commenter"
+        why = f"{label} is not mapped to a character; a ruling can name the author."
+    elif reason is IgnoreReason.CHALLENGER:
+        why = f"{ctx.name(author)} is the challenger."
+    elif reason is IgnoreReason.TARGET:
+        why = f"{ctx.name(author)} is the target."
+    elif reason is IgnoreReason.OUTSIDER:
+        why = f"{ctx.name(author)} is an outsider; outsiders cannot support or oppose."
+    elif reason is IgnoreReason.JOINED_LATE:
+        why = f"{ctx.name(author)} joined after the turn opened; they take no position in it."
+    elif reason is IgnoreReason.LATE:
+        limit, what = deadline
+        published, closed = when_compared(note.published, limit)
+        why = f"Published {published}, after {what} at {closed}."
+    elif reason is IgnoreReason.BEFORE_CHALLENGE:
+        written, made = when_compared(note.published, made_at)
+        why = (
+            f"Written {written}, before the challenge was made at {made}: a note can only "
+            "support or oppose a challenge that exists. A stance ruling can count it."
+        )
+    else:
+        why = "No clear support or opposition."
+    return why
+
+
+_VERBS = {
+    Stance.SUPPORT: "supports the challenge",
+    Stance.OPPOSE: "opposes the challenge",
+    Stance.AMBIGUOUS: "takes an ambiguous position; the referee must rule",
+}
+
+
+Candidate = tuple[Note, CharacterId, Stance]  # a note that may count: note, author, stance
+
+
+def keep_latest(
+    candidates: list[Candidate], ctx: TurnContext, tallying: Tallying
+) -> list[Candidate]:
+    """Noteworthy: "If a PC notes both support and opposition to the challenge, the PC's most
+    recent note holds sway." Candidates come in (publication, arrival) order; only notes that
+    take a position compete, so a later chatty note does not erase a position. Returns each
+    character's deciding note, earliest first."""
+    holders: dict[CharacterId, Candidate] = {}
+    reasons: dict[CharacterId, str] = {}  # one explanation per holder, shared by its notes
+    ignored = tallying.ignored
+    superseded = IgnoreReason.SUPERSEDED
+    for candidate in reversed(candidates):
+        note, author, _ = candidate
+        why = reasons.get(author)
+        if why is None:
+            holders[author] = candidate
+            reasons[author] = f"{ctx.name(author)}'s later note {note.id} holds sway."
+            continue
+        ignored.append(IgnoredNote(note.id, author, superseded, why))
+    return list(reversed(holders.values()))
+
+
+def _record_fate(facts: NoteFacts, tallying: Tallying) -> None:
+    """Noteworthy: a note may describe a desired fate, but "cannot describe a fate that would
+    remove any PC other than the target from the game" -- the referee judges; we show it."""
+    if facts.fate_allowed:
+        why = "Shown to the referee, who may use none, some or all suggested fates."
+    else:
+        why = "Not allowed by the referee: a note cannot remove any PC but the target."
+    note = facts.note
+    tallying.fates.append(Fate(note.id, facts.author_id, note.fate, facts.fate_allowed, why))
+
+
+def _void_notes(notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallying:
+    """Noteworthy: "A withdrawn challenge has no effect" -- nor has an invalid one."""
+    tallying = Tallying()
+    why = "The challenge is invalid or withdrawn, so notes on it have no effect."
+    for note in notes:
+        facts = read_note_facts(note, ctx, book)
+        if note.fate:
+            _record_fate(facts, tallying)
+        tallying.ignored.append(ignore(facts, IgnoreReason.CHALLENGE_VOID, why))
+    return tallying
+
+
+def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallying:
+    """The counted positions on one challenge, each with its deciding note, and every other
+    note with the reason it does not count. ``notes`` come in (publication, arrival) order.
+
+    The loop has a fast path for the usual note (a known author, a stored stance, no fate and
+    no ruling) because a busy turn has thousands of notes; any other note takes the general
+    path through ``read_note_facts`` and ``_skip_reason``. Both apply the same rules.
+    """
+    if not draft.live:
+        return _void_notes(notes, ctx, book)
+    tallying = Tallying()
+    deadline = note_deadline(draft.made_at, ctx)
+    limit = deadline[0]
+    made_at = edited_into_challenge(draft)
+    gate = _author_gate(draft, ctx)
+    ruled = book.has_rulings
+    texts: dict[tuple, str] = {}  # explanations that depend only on the reason and author
+    candidates: list[Candidate] = []
+    for note in notes:
+        author, stance, ruling_note = note.author_id, note.stance, ""
+        reason = gate.get(author, _UNKNOWN)
+        if (
+            reason is _UNKNOWN
+            or stance.__class__ is not Stance
+            or note.fate
+            or (ruled and book.concerns(note.id))
+        ):
+            facts = read_note_facts(note, ctx, book)
+            if note.fate:
+                _record_fate(facts, tallying)
+            author, stance, ruling_note = facts.author_id, facts.stance, facts.ruling_note
+            reason = _skip_reason(facts, draft, ctx, limit)
+            late_ok = facts.ruled_count is True
+        else:
+            late_ok = False
+            if reason is None and made_at is not None and note.published < made_at:
+                reason = IgnoreReason.BEFORE_CHALLENGE
+            elif reason is None and limit is not None and note.published > limit:
+                reason = IgnoreReason.LATE
+            elif reason is None and stance is Stance.NONE:
+                reason = IgnoreReason.NO_POSITION
+        if reason is None:
+            candidates.append((note, author, stance))
+            seen = note.first_seen
+            if seen is not None and limit is not None and seen > limit and not late_ok:
+                tallying.flags.append(backdated(note, deadline))
+            continue
+        if reason in _PER_AUTHOR:
+            why = texts.get((reason, author))
+            if why is None:
+                why = texts[reason, author] = _skip_text(note, author, reason, ctx, deadline)
+        else:
+            why = _skip_text(note, author, reason, ctx, deadline, ruling_note, made_at)
+        tallying.ignored.append(IgnoredNote(note.id, author, reason, why))
+    for note, author, stance in keep_latest(candidates, ctx, tallying):
+        _place(note, author, stance, ctx, tallying)
+    return tallying
+
+
+def _place(
+    note: Note, author: CharacterId, stance: Stance, ctx: TurnContext, tallying: Tallying
+) -> None:
+    tallying.deciding[note.id] = note
+    why = f"{ctx.name(author)} {_VERBS[stance]} (note {note.id})."
+    position = Position(author, note.id, stance, note.published, why)
+    if stance is Stance.SUPPORT:
+        tallying.supporters.append(position)
+    elif stance is Stance.OPPOSE:
+        tallying.opposers.append(position)
+    else:
+        tallying.pending.append(position)
+        message = f"{why} Note {note.id} reads both ways."
+        tallying.flags.append(Flag(FlagKind.AMBIGUOUS_STANCE, message, note.entry_id, note.id))

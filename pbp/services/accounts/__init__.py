@@ -1,0 +1,1 @@
+"""Accounts: invitations, logins and password resets, open sign-up, API tokens."""

@@ -1,0 +1,1 @@
+"""Forum campaigns (ONE, Noir, and the card games' threads): scenes and posts, rolls, sheets."""

@@ -1,0 +1,1 @@
+"""Outgoing mail: preferences, the outbox rows, and their delivery."""

@@ -1,0 +1,171 @@
+"""Scheduled turns: deadlines from the campaign's cadence, and the scheduler's advance.
+
+Cadence (campaign.settings["cadence"]): {"kind": "manual"} (the default),
+{"kind": "daily", "at": "20:00"} in the campaign's time zone, or {"kind": "hours", "hours": N}.
+At a deadline the scheduler closes the turn; if the tally needs nothing from the referee
+it resolves the turn and opens the next one with the referee's queued event; otherwise it
+stops and tells the referee why. Every step is idempotent, so two workers running this
+at once advance a campaign once.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from sqlmodel import Session, select
+
+from pbp.errors import UserError
+from pbp.models import AuditLog, Campaign, Turn
+from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy import turns
+
+KINDS = ("manual", "daily", "hours")
+
+
+@functools.cache
+def time_zones() -> list[str]:
+    """Every IANA zone name this system knows, for the referee's picker."""
+    return sorted(available_timezones())
+
+
+def validate(cadence: dict, time_zone: str) -> dict:
+    """The cadence as stored, or a UserError saying what is wrong."""
+    kind = cadence.get("kind", "manual")
+    if kind not in KINDS:
+        raise UserError(f"the turn cadence is one of {', '.join(KINDS)}")
+    try:
+        ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise UserError(f"unknown time zone {time_zone!r}") from exc
+    if kind == "daily":
+        try:
+            time.fromisoformat(cadence.get("at", ""))
+        except ValueError as exc:
+            raise UserError("a daily cadence needs a time of day like 20:00") from exc
+        return {"kind": kind, "at": cadence["at"]}
+    if kind == "hours":
+        hours = int(cadence.get("hours") or 0)
+        if not 1 <= hours <= 24 * 14:
+            raise UserError("turns last between 1 hour and 14 days")
+        return {"kind": kind, "hours": hours}
+    return {"kind": "manual"}
+
+
+def deadline_after(opened: datetime, cadence: dict, time_zone: str) -> datetime | None:
+    """When a turn opened at `opened` closes under this cadence (None: manual)."""
+    kind = cadence.get("kind", "manual")
+    if kind == "hours":
+        return opened + timedelta(hours=int(cadence["hours"]))
+    if kind == "daily":
+        zone = ZoneInfo(time_zone)
+        at = time.fromisoformat(cadence["at"])
+        local = opened.astimezone(zone)
+        candidate = datetime.combine(local.date(), at, tzinfo=zone)
+        # A turn opened shortly before the daily time runs to the next day's.
+        if candidate <= local + timedelta(hours=1):
+            candidate = datetime.combine(local.date() + timedelta(days=1), at, tzinfo=zone)
+        return candidate.astimezone(opened.tzinfo)
+    return None
+
+
+@dataclass
+class Advance:
+    campaign_id: int
+    turn_number: int
+    outcome: str  # "advanced" | "closed, waiting" | "resolved, no event queued"
+    reason: str = ""
+
+
+def due_campaigns(*, session: Session, now: datetime) -> list[int]:
+    return list(
+        session.exec(
+            select(Turn.campaign_id).where(
+                Turn.status == "open", Turn.deadline.is_not(None), Turn.deadline <= now
+            )
+        )
+    )
+
+
+def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -> Advance:
+    """Close the overdue turn, and carry on as far as the rules allow without a referee.
+
+    Under the campaign's lock the turn is read again: another worker may have advanced it
+    since the due list was made (then this is a no-op)."""
+    turns.lock_campaign(session, campaign)
+    session.refresh(campaign)
+    current = turns.latest_turn(session=session, campaign=campaign)
+    if (
+        current is None
+        or current.status != "open"
+        or not current.deadline
+        or current.deadline > now
+    ):
+        return Advance(campaign.id, current.number if current else 0, "not due")
+    turn = turns.close_turn(session=session, campaign=campaign, actor=None, now=now)
+    result = tally_service.tally(session=session, campaign=campaign, turn=turn)
+    if result.flags or result.needs_ruling:
+        reason = f"{len(result.flags)} flag(s) need a ruling before turn {turn.number} resolves"
+        return _wait(session, campaign, turn, reason)
+    turns.resolve_turn(session=session, campaign=campaign, actor=None, now=now)
+    queued = (campaign.settings or {}).get("queued_event")
+    if not queued:
+        return _wait(
+            session,
+            campaign,
+            turn,
+            "no event is queued for the next turn",
+            outcome="resolved, no event queued",
+        )
+    cadence = (campaign.settings or {}).get("cadence", {})
+    turns.post_event(
+        session=session,
+        campaign=campaign,
+        text=queued.get("text", ""),
+        actor=None,
+        now=now,
+        tailored=[turns.Tailored(**t) for t in queued.get("tailored", [])],
+        deadline=deadline_after(now, cadence, campaign.time_zone),
+        expected_number=turn.number + 1,
+        mail=mail,
+    )
+    campaign.settings = {k: v for k, v in campaign.settings.items() if k != "queued_event"}
+    session.add(campaign)
+    return Advance(campaign.id, turn.number + 1, "advanced")
+
+
+def _wait(session, campaign, turn, reason, outcome="closed, waiting") -> Advance:
+    """Tell the referee once (the audit log is the dashboard's message board)."""
+    already = session.exec(
+        select(AuditLog).where(
+            AuditLog.campaign_id == campaign.id,
+            AuditLog.action == "schedule_waiting",
+            AuditLog.detail["turn"].as_integer() == turn.number,
+        )
+    ).first()
+    if already is None:
+        turns.audit(session, campaign, None, "schedule_waiting", turn=turn.number, reason=reason)
+    return Advance(campaign.id, turn.number, outcome, reason)
+
+
+def advance_all_due(*, engine, now: datetime, mail=None) -> list[Advance]:
+    """The scheduler's job: each overdue campaign in its own transaction."""
+    from pbp.db import writing
+    from pbp.errors import PbpError, RulesError
+
+    with Session(engine) as session:
+        ids = due_campaigns(session=session, now=now)
+    done = []
+    for campaign_id in ids:
+        with writing(), Session(engine, expire_on_commit=False) as session:
+            campaign = session.get(Campaign, campaign_id)
+            try:
+                done.append(advance(session=session, campaign=campaign, now=now, mail=mail))
+                session.commit()
+            # Another worker got there first, or a rule refused.
+            except (PbpError, RulesError) as exc:
+                session.rollback()
+                done.append(Advance(campaign_id, 0, "skipped", str(exc)))
+    return done

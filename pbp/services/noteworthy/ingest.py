@@ -1,0 +1,321 @@
+"""Turn what a feed (or the built-in blog form) says into Entry and Note rows.
+
+Built-in entries and external feed entries take this same path into the same tables, so
+the tally has exactly one code path. Everything one feed teaches is written in the
+caller's transaction: a crash mid-poll loses nothing already committed and the next run,
+matching rows by identity, duplicates nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, select
+
+from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
+from adapters.sanitize import clean_html, clean_text
+from pbp.markup import plain_text
+from pbp.models import Blog, Entry, EntryRevision, Note, Turn
+from pbp.rules.noteworthy import normalize_mood, read_stance
+from pbp.services.noteworthy import commenters
+
+FUTURE_TOLERANCE = timedelta(hours=1)
+NOTE_DATE_TOLERANCE = timedelta(minutes=5)
+
+FLAG_NO_DATE = "no publication date: dated when first seen"
+FLAG_FUTURE_DATE = "dated in the future: dated when first seen"
+FLAG_BACKDATED = "backdated: first seen after its turn closed"
+FLAG_NO_TURN = "published when no turn was open"
+FLAG_NOTE_DATED_LATE = (
+    "dated more than 5 minutes after it was first seen: read at its first-seen time"
+)
+
+
+@dataclass
+class IngestReport:
+    new_entries: int = 0
+    changed_entries: int = 0
+    new_notes: int = 0
+    changed_notes: int = 0
+    unmatched_notes: int = 0
+    warnings: list[str] = field(default_factory=list)
+    # The rows themselves, for the mails they cause (pbp.services.noteworthy.play_mail): entries new
+    # or changed, notes new.
+    stored_entries: list[Entry] = field(default_factory=list, repr=False)
+    arrived_notes: list[Note] = field(default_factory=list, repr=False)
+
+    def add(self, other: IngestReport) -> None:
+        for name in ("new_entries", "changed_entries", "new_notes", "changed_notes"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unmatched_notes += other.unmatched_notes
+        self.warnings.extend(other.warnings)
+        self.stored_entries.extend(other.stored_entries)
+        self.arrived_notes.extend(other.arrived_notes)
+
+
+def content_hash(*parts: str | None) -> str:
+    return hashlib.sha256("\x1f".join(p or "" for p in parts).encode()).hexdigest()
+
+
+def turns_of(*, session: Session, campaign_id: int) -> list[Turn]:
+    return list(
+        session.exec(select(Turn).where(Turn.campaign_id == campaign_id).order_by(Turn.number))
+    )
+
+
+def turn_at(turns: list[Turn], moment: datetime) -> Turn | None:
+    """The turn open at `moment` (Noteworthy: an entry belongs to the turn it was posted in)."""
+    for turn in reversed(turns):
+        if turn.opened_at <= moment and (turn.closed_at is None or moment < turn.closed_at):
+            return turn
+    return None
+
+
+def dating(published: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
+    """When an item counts as published: its own date unless missing or in the future,
+    in which case the moment pbp first saw it (flagged for the referee)."""
+    if published is None:
+        return now, [FLAG_NO_DATE]
+    if published > now + FUTURE_TOLERANCE:
+        return now, [FLAG_FUTURE_DATE]
+    return published, []
+
+
+def place_in_turn(
+    turns: list[Turn], published: datetime, now: datetime
+) -> tuple[int | None, list[str]]:
+    turn = turn_at(turns, published)
+    if turn is None:
+        return None, [FLAG_NO_TURN]
+    if turn.closed_at is not None and turn.closed_at <= now:
+        return turn.id, [FLAG_BACKDATED]
+    return turn.id, []
+
+
+class EntryIndex:
+    """A blog's entries by identity and by URL, loaded once per feed."""
+
+    def __init__(self, session: Session, blog: Blog):
+        self.by_source: dict[str, Entry] = {}
+        self.by_url: dict[str, Entry] = {}
+        for entry in session.exec(select(Entry).where(Entry.blog_id == blog.id)):
+            self.remember(entry)
+
+    def remember(self, entry: Entry) -> None:
+        self.by_source[entry.source_id] = entry
+        url = normalize_identifier(entry.url)
+        if url:
+            self.by_url[url] = entry
+
+    def find(self, identity: str, url: str | None) -> Entry | None:
+        # A guid that appears or vanishes between fetches must not duplicate the entry.
+        return self.by_source.get(identity) or (self.by_url.get(url) if url else None)
+
+    def parent_of(self, note: FeedNote) -> Entry | None:
+        if note.normalized_parent_id:
+            entry = self.by_source.get("guid:" + note.normalized_parent_id) or self.by_url.get(
+                note.normalized_parent_id
+            )
+            if entry:
+                return entry
+        url = note.normalized_parent_url
+        if url:
+            return self.by_url.get(url) or self.by_source.get("link:" + url)
+        return None
+
+
+def _revision(entry: Entry, now: datetime) -> EntryRevision:
+    return EntryRevision(
+        entry_id=entry.id,
+        seen_at=now,
+        title=entry.title,
+        body_html=entry.body_html,
+        mood_raw=entry.mood_raw,
+        mood=entry.mood,
+        content_hash=entry.content_hash,
+    )
+
+
+def upsert_entry(
+    *,
+    session: Session,
+    blog: Blog,
+    item: FeedEntry,
+    turns: list[Turn],
+    index: EntryIndex,
+    now: datetime,
+) -> str:
+    """Insert or update one entry; returns "new", "changed" or "same".
+
+    Every version is kept as an EntryRevision (the first included), so the rules can see
+    when the mood changed: a change away from Challenging is a withdrawal at the moment
+    pbp saw it.
+    """
+    title = clean_text(item.title)[:1000]
+    body = clean_html(item.body_html)
+    mood_raw = clean_text(item.raw_mood)[:200] or None
+    digest = content_hash(title, body, mood_raw)
+    entry = index.find(item.identity_key, item.normalized_url)
+    if entry is not None:
+        if entry.content_hash == digest:
+            return "same"
+        entry.title, entry.body_html, entry.content_hash = title, body, digest
+        entry.mood_raw, entry.mood = mood_raw, normalize_mood(mood_raw)
+        entry.updated_at = item.updated or now
+        session.add(entry)
+        session.flush()
+        session.add(_revision(entry, now))
+        return "changed"
+    published, flags = dating(item.published, now)
+    turn_id, turn_flags = place_in_turn(turns, published, now)
+    entry = Entry(
+        blog_id=blog.id,
+        character_id=blog.character_id,
+        turn_id=turn_id,
+        source_id=item.identity_key[:1000],
+        url=item.url,
+        title=title,
+        body_html=body,
+        mood_raw=mood_raw,
+        mood=normalize_mood(mood_raw),
+        published_at=published,
+        updated_at=item.updated,
+        first_seen_at=now,
+        content_hash=digest,
+        # comment_count stays unknown until the polling has read the comment feed.
+        comments_url=item.comment_feed_url,
+        flags=flags + turn_flags,
+    )
+    session.add(entry)
+    session.flush()
+    session.add(_revision(entry, now))
+    index.remember(entry)
+    return "new"
+
+
+class AuthorMap:
+    """Commenter identities -> characters: only verified ones, a profile address the
+    referee mapped or the player declared (pbp.services.noteworthy.commenters). A display name is
+    anyone's to type, so a name alone credits no one (issue #16): such a note waits, and
+    the dashboard lists it as an unverified author."""
+
+    def __init__(self, session: Session, campaign_id: int):
+        self.aliases = commenters.standing_aliases(session=session, campaign_id=campaign_id)
+
+    def character_for(self, name: str | None, uri: str | None, email_hash: str | None):
+        for kind, value in (("uri", uri), ("email_hash", email_hash)):
+            key = commenters.identity_key(kind, value)
+            if key and (kind, key) in self.aliases:
+                return self.aliases[(kind, key)]
+        return None
+
+
+def note_dating(published: datetime | None, now: datetime) -> tuple[datetime, list[str]]:
+    """When a note counts as written. A commenter dates their own note, so a date more
+    than NOTE_DATE_TOLERANCE after pbp first saw it (a note placed after a deadline it
+    beat, or after the last word) is read at its first-seen time, and flagged."""
+    if published is None:
+        return now, [FLAG_NO_DATE]
+    if published > now + NOTE_DATE_TOLERANCE:
+        return now, [FLAG_NOTE_DATED_LATE]
+    return published, []
+
+
+def upsert_note(
+    *, session: Session, entry: Entry, item: FeedNote, author_id: int | None, now: datetime
+) -> str:
+    """Insert or update one note; the stance is read when the note arrives (or changes)."""
+    identity = item.identity_key[:1000]
+    body = clean_html(item.body_html)
+    author_name = clean_text(item.author_name)[:200]
+    existing = session.exec(
+        select(Note).where(Note.entry_id == entry.id, Note.source_id == identity)
+    ).first()
+    if existing is not None:
+        if existing.body_html == body:
+            return "same"
+        existing.body_html = body
+        existing.stance = read_stance(plain_text(body)).stance.value
+        session.add(existing)
+        return "changed"
+    published, flags = note_dating(item.published, now)
+    session.add(
+        Note(
+            entry_id=entry.id,
+            source_id=identity,
+            author_character_id=author_id,
+            author_name=author_name,
+            author_uri=item.author_uri,
+            body_html=body,
+            published_at=published,
+            first_seen_at=now,
+            stance=read_stance(plain_text(body)).stance.value,
+            flags=flags,
+        )
+    )
+    return "new"
+
+
+def ingest_parsed(
+    *, session: Session, blog: Blog, parsed: ParsedFeed, now: datetime, campaign_id: int
+) -> IngestReport:
+    """Store everything one parsed document says. Entries missing from this fetch are
+    kept: a feed is a window onto the blog, not the whole of it."""
+    report = IngestReport(warnings=[w.message for w in parsed.warnings])
+    index = EntryIndex(session, blog)
+    arrived: list[tuple[int, str]] = []  # new notes: (entry id, source id)
+    if parsed.entries:
+        turns = turns_of(session=session, campaign_id=campaign_id)
+        seen: set[str] = set()
+        for item in parsed.entries:
+            if item.identity_key in seen:
+                report.warnings.append(
+                    f"the feed repeats the id {item.identity_key}; kept the first"
+                )
+                continue
+            seen.add(item.identity_key)
+            outcome = upsert_entry(
+                session=session, blog=blog, item=item, turns=turns, index=index, now=now
+            )
+            report.new_entries += outcome == "new"
+            report.changed_entries += outcome == "changed"
+            if outcome != "same":
+                report.stored_entries.append(index.find(item.identity_key, item.normalized_url))
+    if parsed.notes:
+        authors = AuthorMap(session, campaign_id)
+        for item in parsed.notes:
+            parent = index.parent_of(item)
+            if parent is None:
+                report.unmatched_notes += 1
+                continue
+            outcome = upsert_note(
+                session=session,
+                entry=parent,
+                item=item,
+                author_id=authors.character_for(
+                    clean_text(item.author_name), item.author_uri, None
+                ),
+                now=now,
+            )
+            report.new_notes += outcome == "new"
+            report.changed_notes += outcome == "changed"
+            if outcome == "new":
+                arrived.append((parent.id, item.identity_key[:1000]))
+    session.flush()
+    report.arrived_notes = _notes_by_identity(session, arrived)
+    return report
+
+
+def _notes_by_identity(session: Session, keys: list[tuple[int, str]]) -> list[Note]:
+    """The stored notes for (entry id, source id) pairs, read back after the flush."""
+    if not keys:
+        return []
+    wanted = set(keys)
+    rows = session.exec(
+        select(Note).where(
+            Note.entry_id.in_({e for e, _ in keys}), Note.source_id.in_({k for _, k in keys})
+        )
+    )
+    return [n for n in rows if (n.entry_id, n.source_id) in wanted]

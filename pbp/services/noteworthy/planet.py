@@ -1,0 +1,143 @@
+"""The campaign "planet": every blog's entries merged by time, with their notes, the
+turn's event on top, and live support / oppose counts on this turn's challenges.
+
+A fixed number of queries whatever the campaign's size (no query per entry or note), and
+a page of `PAGE_SIZE` entries: older ones are a link away (`before`, the last entry shown),
+so a campaign's hundredth turn costs what its first did.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from pbp.models import Campaign, Character, Entry, Event, Note, Turn
+from pbp.rules import noteworthy as nw
+from pbp.services.noteworthy import tally as tally_service
+
+PAGE_SIZE = 50
+
+NOTE_COLUMNS = (
+    Note.id,
+    Note.entry_id,
+    Note.author_character_id,
+    Note.author_name,
+    Note.body_html,
+    Note.published_at,
+    Note.stance,
+)
+
+
+@dataclass
+class PlanetEntry:
+    entry: Entry
+    author: Character
+    # (note, its author): the note as a read-only row of NOTE_COLUMNS.
+    notes: list[tuple[Any, Character | None]] = field(default_factory=list)
+    challenge: nw.ChallengeResult | None = None
+
+
+@dataclass
+class Planet:
+    campaign: Campaign
+    characters: list[Character]
+    turn: Turn | None
+    events: list[Event]
+    entries: list[PlanetEntry]
+    turns: list[Any]  # (id, number) rows, the latest first
+    filters: dict
+    # The `before` of the next (older) page, None on the last page.
+    older: int | None = None
+
+
+def planet(
+    *,
+    session: Session,
+    campaign: Campaign,
+    limit: int | None = None,
+    turn_number: int | None = None,
+    character_slug: str | None = None,
+    mood: str | None = None,
+    before: int | None = None,
+) -> Planet:
+    limit = limit or PAGE_SIZE
+    chars = list(
+        session.exec(
+            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.name)
+        )
+    )
+    by_id = {c.id: c for c in chars}
+    # Every turn's number for the filter, but only the latest turn's row: the others carry
+    # their standings and results, which this page never reads.
+    turns = list(
+        session.exec(
+            select(Turn.id, Turn.number)
+            .where(Turn.campaign_id == campaign.id)
+            .order_by(Turn.number.desc())
+        )
+    )
+    turn = None
+    if turns:
+        turn = session.exec(select(Turn).where(Turn.id == turns[0].id)).one()
+    events = []
+    if turn is not None:
+        events = list(
+            session.exec(select(Event).where(Event.turn_id == turn.id, Event.mode == "all"))
+        )
+    # The newest `limit` entries are picked by id first and only then read whole: sorting
+    # a long campaign's entries (thousands, bodies included) to keep a page costs more
+    # than the rest of the page.
+    newest = select(Entry.id).where(Entry.character_id.in_(by_id) if by_id else False)
+    if turn_number is not None:
+        wanted = next((t.id for t in turns if t.number == turn_number), -1)
+        newest = newest.where(Entry.turn_id == wanted)
+    if character_slug:
+        wanted_ids = [c.id for c in chars if c.slug == character_slug] or [-1]
+        newest = newest.where(Entry.character_id.in_(wanted_ids))
+    if mood:
+        newest = newest.where(Entry.mood == nw.normalize_mood(mood))
+    if before is not None:
+        newest = newest.where(_older_than(session, before))
+    order = (Entry.published_at.desc(), Entry.id.desc())
+    # One more than the page holds tells whether an older page exists.
+    newest = newest.order_by(*order).limit(limit + 1)
+    rows = list(session.exec(select(Entry).where(Entry.id.in_(newest)).order_by(*order)))
+    older = rows[limit - 1].id if len(rows) > limit else None
+    rows = rows[:limit]
+    notes_by_entry: dict[int, list] = defaultdict(list)
+    if rows:
+        # Up to 100 entries' notes, a thousand or more: read-only rows, not ORM objects.
+        notes = session.exec(
+            select(*NOTE_COLUMNS)
+            .where(Note.entry_id.in_([e.id for e in rows]))
+            .order_by(Note.published_at, Note.id)
+        )
+        for note in notes:
+            notes_by_entry[note.entry_id].append((note, by_id.get(note.author_character_id)))
+    challenges = {}
+    # The tally only when a challenge of the current turn is on this page.
+    if turn is not None and any(e.turn_id == turn.id and e.mood == nw.CHALLENGING for e in rows):
+        live = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
+        challenges = {c.entry_id: c for c in live}
+    entries = [
+        PlanetEntry(e, by_id[e.character_id], notes_by_entry[e.id], challenges.get(e.id))
+        for e in rows
+    ]
+    filters = {"turn": turn_number, "character": character_slug, "mood": mood}
+    return Planet(campaign, chars, turn, events, entries, turns, filters, older)
+
+
+def _older_than(session: Session, entry_id: int):
+    """Entries after `entry_id` in the planet's newest-first order (keyset paging: no
+    OFFSET, whose cost grows with the page number). An unknown id gives the first page."""
+    mark = session.exec(select(Entry.published_at).where(Entry.id == entry_id)).first()
+    if mark is None:
+        return sa.true()
+    return sa.or_(
+        Entry.published_at < mark,
+        sa.and_(Entry.published_at == mark, Entry.id < entry_id),
+    )

@@ -1,0 +1,183 @@
+"""What a player may do now, and why not: the checks behind the built-in blog's forms.
+
+The tally has the final word (it re-checks every rule); these checks only stop a player
+from posting something the rules would void, and say why in the rules' own terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from pbp.errors import UserError
+from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
+from pbp.rules import noteworthy as nw
+from pbp.services.noteworthy import tally as tally_service
+
+
+@dataclass(frozen=True)
+class ChallengeOption:
+    allowed: bool
+    reason: str
+    targets: tuple[Character, ...] = ()
+
+
+def character_of(*, session: Session, campaign: Campaign, user: User | None) -> Character | None:
+    if user is None:
+        return None
+    return session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.user_id == user.id)
+    ).first()
+
+
+def open_turn(*, session: Session, campaign: Campaign) -> Turn | None:
+    return session.exec(
+        select(Turn).where(Turn.campaign_id == campaign.id, Turn.status == "open")
+    ).first()
+
+
+def challenged_this_turn(*, session: Session, character: Character, turn: Turn) -> bool:
+    """Noteworthy: "you may challenge one PC per turn" — a withdrawn challenge counts."""
+    entry_ids = list(
+        session.exec(
+            select(Entry.id).where(Entry.character_id == character.id, Entry.turn_id == turn.id)
+        )
+    )
+    if not entry_ids:
+        return False
+    moods = session.exec(select(EntryRevision.mood).where(EntryRevision.entry_id.in_(entry_ids)))
+    return any(nw.is_challenging(m) for m in moods)
+
+
+def challenge_option(
+    *, session: Session, campaign: Campaign, character: Character, turn: Turn | None
+) -> ChallengeOption:
+    opening = int((campaign.settings or {}).get("opening_turns", nw.DEFAULT_OPENING_TURNS))
+    if turn is None:
+        return ChallengeOption(False, "No turn is open.")
+    if turn.number <= opening:
+        return ChallengeOption(
+            False, f"No challenges are permitted in the first {opening} turns of the game."
+        )
+    if character.status != "active":
+        return ChallengeOption(False, "An outsider cannot challenge (outsiders cannot advance).")
+    if challenged_this_turn(session=session, character=character, turn=turn):
+        return ChallengeOption(
+            False, "You have already challenged this turn (a withdrawn challenge still counts)."
+        )
+    targets = tuple(
+        session.exec(
+            select(Character)
+            .where(
+                Character.campaign_id == campaign.id,
+                Character.status == "active",
+                Character.id != character.id,
+            )
+            .order_by(Character.name)
+        )
+    )
+    return ChallengeOption(True, "Choose exactly one target.", targets)
+
+
+def note_refusal(*, entry: Entry, turn: Turn | None) -> str | None:
+    """Noteworthy: "notes are permitted only on the current turn's entries"."""
+    if turn is None or entry.turn_id != turn.id:
+        return "Notes are permitted only on the current turn's entries."
+    return None
+
+
+def finalists(*, session: Session, campaign: Campaign, turn: Turn | None) -> tuple[int, ...]:
+    """The two finalists when `turn` is the final, else (). Noteworthy: "When only two PCs
+    are still active (that is, are not outsiders), the referee's final event sets up a
+    conflict between the two characters" -- read from the standings the turn opened with,
+    as the tally reads them."""
+    if turn is None or campaign.ruleset != "noteworthy":
+        return ()
+    characters = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+    ).all()
+    standing = tally_service.standings_at_start(turn, list(characters))
+    active = tuple(c.id for c in standing if c.status is nw.Status.ACTIVE)
+    return active if len(active) == 2 else ()
+
+
+def position_refusal(
+    *,
+    character: Character | None,
+    entry: Entry,
+    target_id: int | None,
+    final: tuple[int, ...] = (),
+) -> str | None:
+    """Why this writer cannot support or oppose this challenge (they may still comment).
+
+    In the final (`final`: the two finalists) a finalist's entry takes the outsiders'
+    votes instead. Noteworthy: "Each outsider may now post a note supporting one side or
+    the other (but not both sides). Post the note to the entry of the PC you support."
+    """
+    if character is None:
+        return "Only a character in this game can take a position."
+    if entry.character_id in final:
+        if character.id in final:
+            return "A finalist cannot vote in the final: the outsiders decide it."
+        return None
+    if character.status != "active":
+        return "An outsider cannot support or oppose challenges."
+    if character.id == entry.character_id:
+        return "The challenger cannot take a position on their own challenge."
+    if target_id is not None and character.id == target_id:
+        return "The target cannot take a position on a challenge against them."
+    return None
+
+
+def stance_refusal(
+    *,
+    session: Session,
+    campaign: Campaign,
+    character: Character | None,
+    entry: Entry,
+    turn: Turn | None,
+) -> str | None:
+    """Why this writer cannot take a position with a note on `entry` now: the check the
+    note form, its page and the API share. The target is the one the tally reads now (a
+    challenge is stored only when its turn is resolved)."""
+    final = finalists(session=session, campaign=campaign, turn=turn)
+    target_id = None
+    if (
+        not final
+        and turn is not None
+        and entry.turn_id == turn.id
+        and nw.is_challenging(entry.mood)
+    ):
+        live = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
+        target_id = next((c.target_id for c in live if c.entry_id == entry.id), None)
+    return position_refusal(character=character, entry=entry, target_id=target_id, final=final)
+
+
+WITHDRAWN_MOOD = "Withdrawn"
+
+
+def with_target(body: str, mood: str, target_name: str | None) -> str:
+    """The picker's choice becomes an explicit "Target:" line, which the rules read first
+    (the same as a player typing it on their own blog)."""
+    if nw.is_challenging(mood) and target_name:
+        return f"Target: {target_name}\n\n{body}"
+    return body
+
+
+def chosen_target(option: ChallengeOption, mood: str, target_id: str) -> str | None:
+    """The target a picker's form names (its `target` field: a character id), checked."""
+    if not nw.is_challenging(mood):
+        return None
+    if not option.allowed:
+        raise UserError(option.reason)
+    chosen = [t for t in option.targets if str(t.id) == target_id]
+    if len(chosen) != 1:
+        raise UserError("A challenge names exactly one target: choose one character.")
+    return chosen[0].name
+
+
+def markdown_source(revision) -> str:
+    # Built-in entries keep rendered HTML; Markdown passes inline HTML through and the
+    # sanitizer keeps it identical, so the body survives an edit that only changes mood.
+    return revision.body_html if revision else ""

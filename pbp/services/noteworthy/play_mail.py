@@ -1,0 +1,73 @@
+"""The mails play itself causes: notes on a player's entries and challenges against their
+character. Called by every path that stores entries and notes (the built-in blog, the API,
+the poller) right after storing them, in the same transaction, so the mail is queued
+exactly when the note or challenge commits (pbp.services.mail.outbox's outbox).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlmodel import Session, select
+
+from pbp.models import Campaign, Entry, Note, OutboxMessage, Turn
+from pbp.rules import noteworthy as nw
+from pbp.services.mail import outbox as mail_service
+from pbp.services.noteworthy import tally as tally_service
+
+
+def notes_arrived(
+    *, session: Session, mail: mail_service.MailSettings, notes: Iterable[Note], now: datetime
+) -> list[OutboxMessage]:
+    """One message per entry for the notes that just arrived on it (a poll pass that
+    reads many comments on one entry sends one mail listing them). Only entries of the
+    game: a blog's first read brings its older posts and their comments, which belong to
+    no turn and are nobody's news."""
+    by_entry: dict[int, list[Note]] = defaultdict(list)
+    for note in notes:
+        by_entry[note.entry_id].append(note)
+    if not by_entry:
+        return []
+    entries = session.exec(
+        select(Entry).where(Entry.id.in_(by_entry), Entry.turn_id.is_not(None)).order_by(Entry.id)
+    )
+    queued = []
+    for entry in entries:
+        row = mail_service.queue_note_notification(
+            session=session, settings=mail, entry=entry, notes=by_entry[entry.id], now=now
+        )
+        queued += [row] if row is not None else []
+    return queued
+
+
+def entries_stored(
+    *, session: Session, mail: mail_service.MailSettings, entries: Iterable[Entry], now: datetime
+) -> list[OutboxMessage]:
+    """Mail the target of each entry that is now a valid, standing challenge of its open
+    turn, as the tally reads it (Noteworthy: a challenge names one target). Once per entry:
+    the same entry read again or edited queues nothing more."""
+    by_turn: dict[int, set[int]] = defaultdict(set)
+    for entry in entries:
+        if entry.turn_id is not None and nw.is_challenging(entry.mood):
+            by_turn[entry.turn_id].add(entry.id)
+    queued = []
+    for turn_id, entry_ids in by_turn.items():
+        turn = session.get(Turn, turn_id)
+        campaign = session.get(Campaign, turn.campaign_id)
+        challenges = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
+        for challenge in challenges:
+            if challenge.entry_id not in entry_ids or not challenge.live:
+                continue
+            if challenge.target_id is None:  # ambiguous: waits for the referee's ruling
+                continue
+            row = mail_service.queue_challenge_notification(
+                session=session,
+                settings=mail,
+                entry=session.get(Entry, challenge.entry_id),
+                target_id=challenge.target_id,
+                now=now,
+            )
+            queued += [row] if row is not None else []
+    return queued

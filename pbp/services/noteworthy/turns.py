@@ -1,0 +1,370 @@
+"""A Noteworthy turn's life: open (with the referee's event) -> closed -> resolved.
+
+Only a resolved turn lets the next one open, so the loser of turn N can never act as
+active in turn N+1. Every step is idempotent: a double click, two tabs or a retried
+request advance exactly once (the unique turn number and a status check under a row lock).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from pbp import limits
+from pbp.errors import Conflict, UserError
+from pbp.limits import check_length
+from pbp.models import (
+    AuditLog,
+    Campaign,
+    Challenge,
+    Character,
+    Entry,
+    Event,
+    Ruling,
+    Turn,
+    User,
+)
+from pbp.rules import noteworthy as nw
+from pbp.services.noteworthy import play_mail
+from pbp.services.noteworthy import tally as tally_service
+
+OUTCOME_CODES = {
+    nw.Outcome.CHALLENGER_WINS: "challenger",
+    nw.Outcome.TARGET_WINS: "target",
+    nw.Outcome.NEEDS_RULING: "needs_ruling",
+}
+
+
+@dataclass(frozen=True)
+class Tailored:
+    """An event for one named character: an addition to the general text, or a
+    replacement of it (Noteworthy: "may tailor different events to specific PCs")."""
+
+    character_id: int
+    mode: str  # "addition" | "replacement"
+    text: str
+
+
+def audit(session: Session, campaign: Campaign, actor: User | None, action: str, **detail):
+    session.add(
+        AuditLog(
+            campaign_id=campaign.id,
+            actor_id=actor.id if actor else None,
+            action=action,
+            detail=detail,
+        )
+    )
+
+
+def latest_turn(*, session: Session, campaign: Campaign, lock: bool = False) -> Turn | None:
+    query = (
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc()).limit(1)
+    )
+    if lock:
+        query = query.with_for_update()
+    return session.exec(query).first()
+
+
+def lock_campaign(session: Session, campaign: Campaign) -> None:
+    """Serialize turn changes per campaign.
+
+    PostgreSQL: a row lock. SQLite has no row locks: a no-op UPDATE takes the database's
+    write lock now, before the turn is read; a writer that got in between makes SQLite
+    refuse at once, which is reported as a conflict to retry rather than a crash.
+    """
+    if session.get_bind().dialect.name != "sqlite":
+        session.exec(select(Campaign.id).where(Campaign.id == campaign.id).with_for_update())
+        return
+    try:
+        session.execute(
+            sa.update(Campaign).where(Campaign.id == campaign.id).values(status=Campaign.status)
+        )
+    except sa.exc.OperationalError as exc:
+        session.rollback()
+        raise Conflict("another change to this campaign is in progress; try again") from exc
+
+
+def post_event(
+    *,
+    session: Session,
+    campaign: Campaign,
+    text: str,
+    actor: User | None,
+    now: datetime,
+    tailored: list[Tailored] = (),
+    deadline: datetime | None = None,
+    expected_number: int | None = None,
+    mail=None,
+) -> Turn:
+    """Post the event that opens the next turn, in one transaction with the check that
+    the previous turn is resolved and with every notification queued.
+
+    `expected_number` makes a retried request idempotent: when that turn is already open
+    with this event, it is returned instead of opening another one. `mail` (MailSettings)
+    queues every player's notification in this same transaction.
+    """
+    if not text.strip() and not tailored:
+        raise UserError("an event needs a description")
+    check_length(text.strip(), limits.EVENT_TEXT, "an event")
+    for item in tailored:
+        check_length(item.text.strip(), limits.EVENT_TEXT, "a tailored event")
+    lock_campaign(session, campaign)
+    previous = latest_turn(session=session, campaign=campaign)
+    if expected_number is not None and previous and previous.number == expected_number:
+        return previous  # the same request again: already done
+    if previous is not None and previous.status != "resolved":
+        raise Conflict(
+            f"turn {previous.number} is {previous.status}: close and resolve it before "
+            "posting the next event"
+        )
+    number = previous.number + 1 if previous else 1
+    if expected_number is not None and expected_number != number:
+        raise Conflict(f"the next turn is {number}, not {expected_number}; reload the page")
+    characters = list(session.exec(select(Character).where(Character.campaign_id == campaign.id)))
+    turn = Turn(
+        campaign_id=campaign.id,
+        number=number,
+        status="open",
+        opened_at=now,
+        deadline=deadline,
+        start_standings={str(c.id): c.status for c in characters},
+    )
+    session.add(turn)
+    try:
+        session.flush()
+    except sa.exc.IntegrityError as exc:  # a concurrent request opened it first
+        session.rollback()
+        raise Conflict(f"turn {number} was opened by another request; reload the page") from exc
+    session.add(Event(turn_id=turn.id, mode="all", text=text.strip()))
+    known = {c.id for c in characters}
+    for item in tailored:
+        if item.character_id not in known:
+            raise UserError("a tailored event names a character who is not in this campaign")
+        if item.mode not in ("addition", "replacement"):
+            raise UserError("a tailored event is an addition or a replacement")
+        session.add(
+            Event(
+                turn_id=turn.id,
+                character_id=item.character_id,
+                mode=item.mode,
+                text=item.text.strip(),
+            )
+        )
+    campaign.status = "running"
+    session.add(campaign)
+    audit(session, campaign, actor, "post_event", turn=number, tailored=len(tailored))
+    session.flush()
+    if mail is not None:
+        from pbp.services.mail.outbox import queue_event_notifications
+
+        queue_event_notifications(session=session, turn=turn, now=now, settings=mail)
+    return turn
+
+
+def close_turn(*, session: Session, campaign: Campaign, actor: User | None, now: datetime) -> Turn:
+    """Stop notes from counting and freeze the tally. Closing a closed turn is a no-op."""
+    lock_campaign(session, campaign)
+    turn = latest_turn(session=session, campaign=campaign)
+    if turn is None:
+        raise Conflict("there is no turn to close: post the first event")
+    if turn.status != "open":
+        return turn
+    turn.status, turn.closed_at = "closed", now
+    session.add(turn)
+    audit(session, campaign, actor, "close_turn", turn=turn.number)
+    session.flush()
+    return turn
+
+
+def reopen_turn(*, session: Session, campaign: Campaign, actor: User | None, now: datetime) -> Turn:
+    """Open a closed turn again (the referee closed it too early); refused once resolved,
+    since standings have changed by then. Audited. Reopening an open turn is a no-op.
+
+    The turn's deadline is kept: if it has passed, a scheduled cadence closes the turn
+    again at its next pass, so a referee reopening on a schedule sets a new deadline by
+    posting no event but closing by hand."""
+    lock_campaign(session, campaign)
+    turn = latest_turn(session=session, campaign=campaign)
+    if turn is None:
+        raise Conflict("there is no turn to reopen")
+    if turn.status == "resolved":
+        raise Conflict(f"turn {turn.number} is resolved: its results stand and it cannot reopen")
+    if turn.status == "open":
+        return turn
+    turn.status, turn.closed_at = "open", None
+    session.add(turn)
+    audit(session, campaign, actor, "reopen_turn", turn=turn.number, at=now.isoformat())
+    session.flush()
+    return turn
+
+
+# Rulings on a challenge entry that can name its target or make it count.
+CHALLENGE_RULINGS = {nw.RulingKind.TARGET.value, nw.RulingKind.VALIDITY.value}
+
+
+def add_ruling(
+    *,
+    session: Session,
+    campaign: Campaign,
+    turn: Turn,
+    kind: str,
+    subject_id: int | None,
+    value,
+    reason: str,
+    actor: User | None,
+    now: datetime,
+    mail=None,
+) -> Ruling:
+    """Record a referee ruling on the turn; the latest ruling on a subject wins. With
+    `mail` (MailSettings), a ruling that names a challenge's target (or makes it valid)
+    mails that target, as a challenge naming them would have."""
+    try:
+        nw.RulingKind(kind)
+    except ValueError as exc:
+        raise UserError(f"unknown ruling kind {kind!r}") from exc
+    if turn.status == "resolved":
+        raise Conflict(f"turn {turn.number} is resolved; its rulings are final")
+    ruling = Ruling(
+        campaign_id=campaign.id,
+        turn_id=turn.id,
+        kind=kind,
+        subject_type="turn" if subject_id is None else "item",
+        subject_id=subject_id or 0,
+        value={"value": value},
+        reason=reason.strip(),
+        referee_id=actor.id if actor else None,
+        created_at=now,
+    )
+    session.add(ruling)
+    audit(
+        session,
+        campaign,
+        actor,
+        "ruling",
+        turn=turn.number,
+        kind=kind,
+        subject=subject_id,
+        value=value,
+    )
+    session.flush()
+    if mail is not None and subject_id and kind in CHALLENGE_RULINGS:
+        entry = session.get(Entry, subject_id)
+        if entry is not None and entry.turn_id == turn.id:
+            play_mail.entries_stored(session=session, mail=mail, entries=[entry], now=now)
+    return ruling
+
+
+def resolve_turn(
+    *,
+    session: Session,
+    campaign: Campaign,
+    actor: User | None,
+    now: datetime,
+    consequences: dict[int, str] | None = None,
+) -> tuple[Turn, nw.Tally]:
+    """Apply a closed turn's outcomes atomically: losers become outsiders, the winner of
+    a final wins. Refused while any outcome needs a ruling. Resolving twice is a no-op."""
+    lock_campaign(session, campaign)
+    turn = latest_turn(session=session, campaign=campaign)
+    if turn is None or turn.status == "open":
+        raise Conflict("close the turn before resolving it")
+    rows = tally_service.load_turn(session=session, campaign=campaign, turn=turn)
+    result = tally_service.tally_of(campaign, turn, rows)
+    if turn.status == "resolved":
+        return turn, result
+    if result.needs_ruling:
+        raise Conflict(
+            f"turn {turn.number} has outcomes that need a ruling: "
+            + "; ".join(f.message for f in result.flags)
+        )
+    _apply_standings(session, campaign, result)
+    _record_challenges(session, turn, result, consequences or {})
+    turn.status, turn.resolved_at = "resolved", now
+    # The whole tally is kept: pages and the API show a resolved turn as it was resolved.
+    turn.result = {**summarize(result), "tally": tally_service.record_of(campaign, rows, result)}
+    session.add(turn)
+    if result.endgame.phase is nw.EndgamePhase.WON:
+        campaign.status = "ended"
+        session.add(campaign)
+    audit(
+        session,
+        campaign,
+        actor,
+        "resolve_turn",
+        turn=turn.number,
+        eliminated=list(result.eliminated),
+    )
+    session.flush()
+    return turn, result
+
+
+def _apply_standings(session: Session, campaign: Campaign, result: nw.Tally) -> None:
+    by_id = {
+        c.id: c for c in session.exec(select(Character).where(Character.campaign_id == campaign.id))
+    }
+    for standing in result.standings:
+        character = by_id.get(standing.id)
+        if character is not None and standing.status is nw.Status.OUTSIDER:
+            character.status = "outsider"
+            session.add(character)
+    winner = result.endgame.winner_id
+    if result.endgame.phase is nw.EndgamePhase.WON and winner in by_id:
+        by_id[winner].status = "winner"
+        session.add(by_id[winner])
+
+
+def _record_challenges(session: Session, turn: Turn, result: nw.Tally, consequences) -> None:
+    for challenge in result.challenges:
+        if challenge.challenger_id is None:
+            continue
+        if not challenge.valid:
+            outcome = "invalid"
+        elif challenge.withdrawn:
+            outcome = "withdrawn"
+        else:
+            outcome = OUTCOME_CODES.get(challenge.outcome, "invalid")
+        row = session.exec(
+            select(Challenge).where(Challenge.entry_id == challenge.entry_id)
+        ).first()
+        row = row or Challenge(
+            entry_id=challenge.entry_id,
+            turn_id=turn.id,
+            challenger_id=challenge.challenger_id,
+            made_at=challenge.made_at,
+        )
+        row.target_id = challenge.target_id
+        row.outcome = outcome
+        row.consequence = consequences.get(challenge.entry_id) or row.consequence
+        session.add(row)
+
+
+def summarize(result: nw.Tally) -> dict:
+    """The JSON kept on a resolved turn: what happened, in the tally's own words."""
+    return {
+        "challenges": [
+            {
+                "entry_id": c.entry_id,
+                "challenger_id": c.challenger_id,
+                "target_id": c.target_id,
+                "valid": c.valid,
+                "withdrawn": c.withdrawn,
+                "supporters": [p.character_id for p in c.supporters],
+                "opposers": [p.character_id for p in c.opposers],
+                "outcome": c.outcome.value,
+                "explanation": list(c.explanation),
+            }
+            for c in result.challenges
+        ],
+        "eliminated": list(result.eliminated),
+        "advanced": list(result.advanced),
+        "endgame": {
+            "phase": result.endgame.phase.value,
+            "winner_id": result.endgame.winner_id,
+            "explanation": result.endgame.explanation,
+        },
+        "provocation": result.provocation.explanation if result.provocation.recommended else None,
+        "explanation": list(result.explanation),
+    }
