@@ -33,8 +33,8 @@ def test_importing_the_rules_and_the_adapters_loads_no_web_framework_or_database
 
 
 def _rules_exceptions():
-    for info in pkgutil.iter_modules(pbp.rules.__path__):
-        module = importlib.import_module(f"pbp.rules.{info.name}")
+    for info in pkgutil.walk_packages(pbp.rules.__path__, "pbp.rules."):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             is_error = isinstance(value, type) and issubclass(value, Exception)
             if is_error and value.__module__ == module.__name__:

@@ -71,6 +71,7 @@ HOSTILE = {
 
 TOO_COSTLY = "The feed is too costly to read"
 JUST_UNDER_THE_COUNTS = {
+    "4,000 elements of 256 attributes",  # 256 is the most one element may have
     "49,000 unclosed nested elements",
     "70,000 closed nested elements",
     "199,000 undefined entities",

@@ -20,7 +20,6 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
-from pathlib import Path
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -30,6 +29,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from markupsafe import Markup, escape
 from sqlmodel import Session, select
 
+from pbp import ROOT
 from pbp.errors import NotFound, UserError
 from pbp.markup import plain_text
 from pbp.models import (
@@ -46,7 +46,7 @@ from pbp.models import (
     User,
 )
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
+TEMPLATES = ROOT / "templates" / "mail"
 
 # Preference keys (Membership.notify) and their defaults: a missing key means the default.
 PREFERENCES = {
