@@ -6,14 +6,12 @@ set), migrated once per run, and a transaction per test that is rolled back afte
 from __future__ import annotations
 
 import os
-import uuid
 
 import pytest
-import sqlalchemy as sa
-from sqlmodel import Session
 
-from pbp import create_app, migrate
-from pbp.db import make_engine, normalize_url
+from pbp import migrate
+from pbp.db import make_engine
+from tests.helpers import create_scratch_postgres, make_test_app, session_on
 
 DB_FIXTURES = {"engine", "connection", "db_session", "app", "client", "runner", "database_url"}
 PG_ENV = "PBP_TEST_DATABASE_URL"
@@ -36,29 +34,13 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"database test skipped in CI: {report.longrepr}"
 
 
-def _create_scratch_postgres(server_url: str) -> tuple[str, callable]:
-    """A fresh database per run so parallel runs on one server never collide."""
-    name = f"pbp_test_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    url = sa.engine.make_url(normalize_url(server_url)).set(database=name)
-
-    def drop() -> None:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-    return url.render_as_string(hide_password=False), drop
-
-
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory):
     server = os.environ.get(PG_ENV)
     if not server:
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
         return
-    url, drop = _create_scratch_postgres(server)
+    url, drop = create_scratch_postgres(server)
     yield url
     drop()
 
@@ -79,41 +61,11 @@ def connection(engine):
         outer.rollback()
 
 
-def _session_on(connection) -> Session:
-    # Each service commit releases a savepoint; the test's outer transaction still
-    # rolls everything back at the end.
-    return Session(
-        bind=connection, join_transaction_mode="create_savepoint", expire_on_commit=False
-    )
-
-
 @pytest.fixture
 def db_session(connection):
-    session = _session_on(connection)
+    session = session_on(connection)
     yield session
     session.close()
-
-
-def make_test_app(engine, connection, database_url, instance_path, **overrides):
-    """The test app on the test's connection; `overrides` add or change settings (those
-    read at start-up, such as PBP_TRUSTED_PROXIES, need an app of their own)."""
-    app = create_app(
-        {
-            "TESTING": True,
-            "INSTANCE_PATH": instance_path,
-            "SECRET_KEY": "test-secret-key-" + "x" * 32,
-            "DATABASE_URL": database_url,
-            "ENGINE": engine,
-            "PBP_ALLOW_PRIVATE_FEEDS": True,
-            "PBP_BASE_URL": "http://pbp.test",
-            # Tests read pages right after writing: no second of grace for visitors
-            # (tests/web/test_planet_cache.py covers it).
-            "PBP_PAGE_RECHECK_SECONDS": 0,
-            **overrides,
-        }
-    )
-    app.extensions["pbp_db"].session_factory = lambda: _session_on(connection)
-    return app
 
 
 @pytest.fixture

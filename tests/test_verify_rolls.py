@@ -14,7 +14,7 @@ from pbp.forum_cli import verify_rolls
 from pbp.models.forum import Thread
 from pbp.services.forum import rolls
 from pbp.services.forum import scenes as forum
-from tests.services.test_forum_fixtures import T0, give_one_sheet, make_table, write
+from tests.services.forum.tables import T0, give_one_sheet, make_table, write
 
 SCENE = """The car stops under the streetlight.
 /roll 2d6+1 # nerves

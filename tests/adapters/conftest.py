@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from adapters.fetch import Fetcher
 from tests.feedserver import FeedServer
-
-FIXTURES = Path(__file__).parent / "fixtures"
-NOW = datetime(2024, 4, 3, 12, 0, tzinfo=UTC)
-
-
-def fixture_bytes(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
+from tests.helpers import FEED_FIXTURES
 
 
 @pytest.fixture
 def fixtures_dir() -> Path:
-    return FIXTURES
+    return FEED_FIXTURES
 
 
 @pytest.fixture

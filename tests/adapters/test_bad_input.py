@@ -8,8 +8,8 @@ import pytest
 
 from adapters import parse_feed
 from adapters.errors import NotAFeed
-from tests.adapters.conftest import fixture_bytes
 from tests.feedserver import FeedServer
+from tests.helpers import fixture_bytes
 
 
 def test_malformed_xml_is_recovered_with_a_warning() -> None:

@@ -9,7 +9,8 @@ import pytest
 from adapters import ADAPTERS, parse_feed
 from adapters.base import CommentSource, ParsedFeed, comment_feed_due, normalize_identifier
 from adapters.errors import UnknownDialect
-from tests.adapters.conftest import FIXTURES, fixture_bytes
+from tests.helpers import FEED_FIXTURES as FIXTURES
+from tests.helpers import fixture_bytes
 
 
 def parse(name: str, kind: str | None = None, **headers: str) -> ParsedFeed:

@@ -8,8 +8,9 @@ from adapters import discover_feeds
 from adapters.discover import find_feed_links
 from adapters.errors import BlockedURL, HTTPStatusError
 from adapters.fetch import Fetcher
-from tests.adapters.conftest import FIXTURES, fixture_bytes
 from tests.feedserver import FeedServer
+from tests.helpers import FEED_FIXTURES as FIXTURES
+from tests.helpers import fixture_bytes
 
 HTML = "text/html; charset=UTF-8"
 

@@ -8,8 +8,9 @@ from adapters import parse_feed
 from adapters.base import ParsedFeed
 from adapters.dreamwidth import latest_comments_url
 from adapters.fetch import FeedState, Fetcher, FetchStatus
-from tests.adapters.conftest import NOW, fixture_bytes
 from tests.feedserver import FeedServer
+from tests.helpers import FEED_NOW as NOW
+from tests.helpers import fixture_bytes
 
 JOURNAL = "https://baroness-wick.dreamwidth.org"
 

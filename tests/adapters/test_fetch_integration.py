@@ -15,8 +15,10 @@ import pytest
 from adapters import parse_feed
 from adapters.errors import NotAFeed
 from adapters.fetch import FeedState, Fetcher, FetchStatus, MiB
-from tests.adapters.conftest import FIXTURES, NOW, fixture_bytes
 from tests.feedserver import FeedServer
+from tests.helpers import FEED_FIXTURES as FIXTURES
+from tests.helpers import FEED_NOW as NOW
+from tests.helpers import fixture_bytes
 
 FEEDS = {
     "livejournal_rss.xml": "livejournal",

@@ -10,7 +10,8 @@ import requests
 import responses
 
 from adapters.fetch import FeedState, Fetcher, FetchStatus, content_hash, user_agent
-from tests.adapters.conftest import NOW, fixture_bytes
+from tests.helpers import FEED_NOW as NOW
+from tests.helpers import fixture_bytes
 
 URL = "https://blog.example/feed/"
 RSS = fixture_bytes("wordpress_rss.xml")

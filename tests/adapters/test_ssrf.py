@@ -14,8 +14,9 @@ from adapters import check_url
 from adapters.errors import BlockedURL
 from adapters.fetch import FeedState, Fetcher, FetchStatus
 from adapters.ssrf import AddressPolicy, blocked_reason
-from tests.adapters.conftest import NOW, fixture_bytes
 from tests.feedserver import FeedServer
+from tests.helpers import FEED_NOW as NOW
+from tests.helpers import fixture_bytes
 
 PUBLIC_IP = "93.184.216.34"  # never contacted: only returned by fake resolvers
 

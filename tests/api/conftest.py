@@ -12,58 +12,21 @@ back afterwards), so tests may change it freely.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import pytest
 
-from pbp.models import Campaign, Character, Entry, Turn, User
 from pbp.services import campaigns
-from pbp.services.accounts import tokens as api_tokens
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
+from tests.helpers import API_NOW, ROLES, Api, AuthActions, World, make_token, wire
 
 _seq = itertools.count(1)
-ROLES = ("anonymous", "stranger", "player", "other_player", "referee")
-NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-def wire(app) -> None:
-    """Register the API and the token page unless pbp.web.init_app does already."""
-    from pbp import api
-    from pbp.web import tokens
-
-    if "api" not in app.blueprints:
-        api.init_app(app)
-    if "tokens" not in app.blueprints:
-        app.register_blueprint(tokens.bp)
 
 
 @pytest.fixture
 def app(app):
     wire(app)
     return app
-
-
-class Api:
-    def __init__(self, client):
-        self.client = client
-
-    def call(self, method, path, *, token=None, headers=None, **kw):
-        headers = dict(headers or {})
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        url = path if path.startswith("/api/") else "/api/v1" + path
-        return self.client.open(url, method=method, headers=headers, **kw)
-
-    def get(self, path, **kw):
-        return self.call("GET", path, **kw)
-
-    def post(self, path, **kw):
-        return self.call("POST", path, **kw)
-
-    def put(self, path, **kw):
-        return self.call("PUT", path, **kw)
 
 
 @pytest.fixture
@@ -74,31 +37,8 @@ def api(client) -> Api:
 @pytest.fixture
 def auth(client, db_session):
     """The web tests' login helper (tests/web/conftest.py), for the token page."""
-    from tests.web.conftest import AuthActions
 
     return AuthActions(client, db_session)
-
-
-def make_token(session, user: User, scope: str = "write") -> str:
-    issued = api_tokens.create_token(
-        session=session, user=user, name=f"test {next(_seq)}", scope=scope, now=NOW
-    )
-    return issued.text
-
-
-@dataclass
-class World:
-    campaign: Campaign
-    users: dict[str, User]
-    tokens: dict[str, str | None]
-    characters: dict[str, Character]
-    turn: Turn
-    challenge: Entry  # Ada's challenge on Bram, this turn
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def slug(self) -> str:
-        return self.campaign.slug
 
 
 @pytest.fixture
@@ -126,7 +66,7 @@ def world(db_session) -> World:
         for name in ("Ada", "Bram", "Cleo", "Dov", "Eli", "Fay")
     }
     turn = turns.post_event(
-        session=db_session, campaign=campaign, text="The ball begins.", actor=None, now=NOW
+        session=db_session, campaign=campaign, text="The ball begins.", actor=None, now=API_NOW
     )
     challenge = blog.post_entry(
         session=db_session,
@@ -134,7 +74,7 @@ def world(db_session) -> World:
         title="Pistols at dawn",
         body_markdown="Target: Bram\n\nYou cheated at cards.",
         mood="Challenging",
-        now=NOW,
+        now=API_NOW,
     )
     tokens = {role: make_token(db_session, user) for role, user in users.items()}
     tokens["anonymous"] = None
@@ -165,7 +105,7 @@ def forum_world(world, db_session) -> World:
         title="The docks",
         draft=forum.Draft(body="We wait.\n/roll 2d6 # watch"),
         mail=MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
-        now=NOW,
+        now=API_NOW,
     )
     db_session.commit()
     roll = forum.rolls.rolls_of_posts(session=db_session, post_ids=[post.id])[post.id][0]

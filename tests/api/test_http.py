@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from pbp.services import campaigns
-from tests.api.conftest import make_token
+from tests.helpers import make_token
 
 # -- pagination ------------------------------------------------------------------------------
 
@@ -229,7 +229,7 @@ def test_a_read_token_reads_but_cannot_write(api, world, db_session):
 
 def test_the_login_cookie_does_not_authenticate_the_api(app, api, world, db_session):
     """The API's POSTs skip CSRF checks, so a browser session must not count there."""
-    from tests.web.conftest import AuthActions
+    from tests.helpers import AuthActions
 
     auth = AuthActions(api.client, db_session)
     referee = auth.create_user()

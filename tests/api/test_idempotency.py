@@ -127,7 +127,7 @@ def test_a_bad_key_is_refused(api, world):
 def test_keys_expire_after_a_day(db_session, world):
     from datetime import timedelta
 
-    from tests.api.conftest import NOW
+    from tests.helpers import API_NOW as NOW
 
     user = world.users["player"]
     record = dict(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from pbp.api import OPERATIONS
-from tests.api.conftest import ROLES
+from tests.helpers import ROLES
 
 ANON, STRANGER, PLAYER, OTHER, REF = ROLES  # anonymous, stranger, player, other_player, referee
 

@@ -39,7 +39,7 @@ from pbp.services.forum import scenes as forum
 from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
-from tests.api.conftest import wire
+from tests.helpers import wire
 
 MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
 CHECKS = [
@@ -62,9 +62,9 @@ def scratch(database_url, tmp_path):
     if database_url.startswith("sqlite"):
         engine, drop = make_engine(f"sqlite:///{tmp_path / 'fuzz.sqlite3'}"), None
     else:
-        from tests.conftest import _create_scratch_postgres
+        from tests.helpers import create_scratch_postgres
 
-        url, drop = _create_scratch_postgres(database_url)
+        url, drop = create_scratch_postgres(database_url)
         engine = make_engine(url)
     migrate.upgrade(engine)
     yield engine

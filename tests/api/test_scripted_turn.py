@@ -23,8 +23,8 @@ from pbp.models import Campaign, User
 from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
 from pbp.services.campaigns import slugify
-from tests.api.conftest import Api, wire
 from tests.feedserver import FeedServer
+from tests.helpers import Api, wire
 
 FIXTURES = Path(__file__).parent.parent / "adapters" / "fixtures"
 SITE = "https://colonelmarsh.example.com"

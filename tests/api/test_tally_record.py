@@ -10,7 +10,7 @@ from adapters.base import FeedNote
 from pbp.services import campaigns
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import ingest, turns
-from tests.api.conftest import NOW
+from tests.helpers import API_NOW as NOW
 
 HOUR = timedelta(hours=1)
 

@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from pbp.models.api import ApiToken
 from pbp.services.accounts import tokens as api_tokens
-from tests.web.conftest import csrf_token
+from tests.helpers import csrf_token
 
 TOKEN = re.compile(r'value="(pbp_[A-Za-z0-9_-]+)"')
 

@@ -81,7 +81,7 @@ from tests.bench.test_bench_pages import (  # noqa: F401 (bench_engine: a fixtur
     referee_client,
 )
 from tests.bench.test_bench_poll import THREADS, Counts, Farm, entry_owners, pbp_pass
-from tests.services.test_mail import NOW as MAIL_NOW
+from tests.services.mail.test_outbox import NOW as MAIL_NOW
 from tests.smtpserver import SmtpServer
 
 

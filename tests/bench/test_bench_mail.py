@@ -31,7 +31,7 @@ from pbp.models import Campaign, Event, Membership, OutboxMessage, Turn, User
 from pbp.services.mail import outbox as mail
 from pbp.services.mail.send import SmtpTransport, build_email, send_pending
 from tests.factories import make_campaign, make_characters
-from tests.services.test_mail import NOW, SETTINGS
+from tests.services.mail.test_outbox import NOW, SETTINGS
 from tests.smtpserver import SmtpServer
 
 PLAYERS = 24

@@ -392,9 +392,9 @@ def bench_engine(tmp_path_factory):
     server = os.environ.get("PBP_TEST_DATABASE_URL")
     drop = None
     if server:
-        from tests.conftest import _create_scratch_postgres
+        from tests.helpers import create_scratch_postgres
 
-        url, drop = _create_scratch_postgres(server)
+        url, drop = create_scratch_postgres(server)
     else:
         url = f"sqlite:///{tmp_path_factory.mktemp('bench') / 'pages.sqlite3'}"
     engine = make_engine(url)
@@ -471,7 +471,7 @@ def measure(client, engine, url: str, runs: int, label: str | None = None) -> Me
 def referee_client(url: str, engine, tmp_path, email: str, password: str, cache: bool = False):
     """A logged-in referee's client; the planet's page cache is off unless `cache`, so the
     timings are those of building the page."""
-    from tests.web.conftest import post_form
+    from tests.helpers import post_form
 
     app = create_app(
         {

@@ -18,7 +18,8 @@ import pytest
 
 from pbp import migrate
 from pbp.db import make_engine
-from tests.conftest import PG_ENV, _create_scratch_postgres
+from tests.conftest import PG_ENV
+from tests.helpers import create_scratch_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +31,7 @@ def pg_url():
         pytest.skip(
             f"multi-process tests need PostgreSQL (SKIP LOCKED, concurrent writers): set {PG_ENV}"
         )
-    url, drop = _create_scratch_postgres(server)
+    url, drop = create_scratch_postgres(server)
     engine = make_engine(url)
     migrate.upgrade(engine)
     engine.dispose()

@@ -440,7 +440,7 @@ def test_two_processes_advance_each_due_campaign_once(pg_engine, cleanup, worker
     ids = []
     with Session(pg_engine, expire_on_commit=False) as session:
         for _ in range(count):
-            # As tests/services/test_cadence.py: six characters, nothing posted, so the
+            # As tests/services/noteworthy/test_cadence.py: six characters, nothing posted, so the
             # tally needs no ruling and the queued event opens turn 2.
             campaign = make_campaign(
                 session,

@@ -29,9 +29,9 @@ def test_db_upgrade_twice_is_idempotent(tmp_path):
 def test_db_upgrade_on_postgres(database_url, tmp_path):
     if database_url.startswith("sqlite"):
         pytest.skip("the PostgreSQL pass runs this")
-    from tests.conftest import _create_scratch_postgres
+    from tests.helpers import create_scratch_postgres
 
-    url, drop = _create_scratch_postgres(database_url)
+    url, drop = create_scratch_postgres(database_url)
     try:
         result = _run(tmp_path, "db", "upgrade", database_url=url)
         assert result.exit_code == 0, result.output

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from pbp import create_app
 from pbp.cli import cli
-from tests.web.conftest import post_form
+from tests.helpers import post_form
 
 PASSWORD = "correct horse battery"
 
@@ -22,9 +22,9 @@ def scratch_url(database_url, tmp_path):
     if database_url.startswith("sqlite"):
         yield f"sqlite:///{tmp_path / 'cli.sqlite3'}"
         return
-    from tests.conftest import _create_scratch_postgres
+    from tests.helpers import create_scratch_postgres
 
-    url, drop = _create_scratch_postgres(database_url)
+    url, drop = create_scratch_postgres(database_url)
     yield url
     drop()
 

@@ -12,9 +12,9 @@ def _fresh_engine(database_url, tmp_path, name):
     """A brand-new empty database on the same server kind as the test database."""
     if database_url.startswith("sqlite"):
         return make_engine(f"sqlite:///{tmp_path / name}.sqlite3"), lambda: None
-    from tests.conftest import _create_scratch_postgres
+    from tests.helpers import create_scratch_postgres
 
-    url, drop = _create_scratch_postgres(database_url)
+    url, drop = create_scratch_postgres(database_url)
     engine = make_engine(url)
 
     def cleanup():

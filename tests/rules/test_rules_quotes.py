@@ -3,7 +3,7 @@
 Each quote (between “ and ”) must appear verbatim, whitespace-normalised, in its ruleset's text
 (Noir: the Swedish original or the English digest). A test that checks a documented reading
 rather than a sentence says so with a line starting "Reading:". Noteworthy has its own,
-stricter check (test_noteworthy_quotes.py).
+stricter check (noteworthy/test_quotes.py).
 """
 
 from pathlib import Path
@@ -13,27 +13,27 @@ import pytest
 from tests.rules.rules_texts import misquotes, rules_text
 
 RULESETS = {
-    "ONE": (["one.txt"], ["tests.rules.test_one", "tests.rules.test_one_combat"]),
+    "ONE": (["one.txt"], ["tests.rules.one.test_checks", "tests.rules.one.test_combat"]),
     "Noir": (
         ["noir-sv.txt", "noir-en.md"],
-        ["tests.rules.test_noir", "tests.rules.test_noir_extended"],
+        ["tests.rules.noir.test_resolution", "tests.rules.noir.test_extended"],
     ),
     "One Can Have Her": (
         ["one-can-have-her.txt"],
         [
-            "tests.rules.test_one_can_have_her",
-            "tests.rules.test_one_can_have_her_conflict",
-            "tests.rules.test_one_can_have_her_properties",
+            "tests.rules.one_can_have_her.test_game",
+            "tests.rules.one_can_have_her.test_conflict",
+            "tests.rules.one_can_have_her.test_properties",
         ],
     ),
     "Sex & Violence": (
         ["sex-and-violence.txt"],
         [
-            "tests.rules.test_sex_and_violence",
-            "tests.rules.test_sex_and_violence_contest",
-            "tests.rules.test_sex_and_violence_mayhem",
-            "tests.rules.test_sex_and_violence_properties",
-            "tests.rules.test_sex_and_violence_replenish",
+            "tests.rules.sex_and_violence.test_game",
+            "tests.rules.sex_and_violence.test_contest",
+            "tests.rules.sex_and_violence.test_mayhem",
+            "tests.rules.sex_and_violence.test_properties",
+            "tests.rules.sex_and_violence.test_replenish",
         ],
     ),
 }
@@ -50,9 +50,9 @@ def test_every_rules_test_quotes_its_rules_text_verbatim(ruleset):
 
 
 def test_every_rules_test_module_is_in_the_quote_check():
-    """Reading: a new ONE, Noir, S&V or OCHH test module is quote-checked too (helpers aside)."""
-    prefixes = ("test_one", "test_noir", "test_sex_and_violence")
-    helpers = {"test_one_can_have_her_helpers", "test_sex_and_violence_helpers"}
-    here = {p.stem for p in Path(__file__).parent.glob("test_*.py") if p.stem.startswith(prefixes)}
-    checked = {name.rsplit(".", 1)[1] for _, modules in RULESETS.values() for name in modules}
-    assert here - helpers == checked
+    """Reading: a new ONE, Noir, S&V or OCHH test module is quote-checked too (builders aside)."""
+    here = Path(__file__).parent
+    folders = ("one", "noir", "one_can_have_her", "sex_and_violence")
+    found = {f"tests.rules.{d}.{p.stem}" for d in folders for p in (here / d).glob("test_*.py")}
+    checked = {name for _, modules in RULESETS.values() for name in modules}
+    assert found == checked

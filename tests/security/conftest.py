@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import api, app, auth, forum_world, make_token, world  # noqa: F401
-from tests.conftest import make_test_app
-from tests.web.conftest import AuthActions
+from tests.api.conftest import api, app, auth, forum_world, world  # noqa: F401
+from tests.helpers import make_test_app
 
 
 @pytest.fixture
@@ -22,7 +21,3 @@ def app_with(engine, connection, database_url, tmp_path):
         )
 
     return make
-
-
-def auth_for(client, db_session) -> AuthActions:
-    return AuthActions(client, db_session)

@@ -169,7 +169,7 @@ def test_the_image_setting_reads_the_environment(tmp_path, value, blocked):
 
 def _entry_with_image(db_session, world) -> None:
     from pbp.services.noteworthy import hosted_blog as blog
-    from tests.api.conftest import NOW
+    from tests.helpers import API_NOW as NOW
 
     blog.post_entry(
         session=db_session,

@@ -23,8 +23,8 @@ from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import commenters, dashboard, ingest, tally
 from tests.api import conftest as api_fixtures
 from tests.factories import make_campaign, make_characters
+from tests.helpers import PASSWORD
 from tests.web import conftest as web_fixtures
-from tests.web.conftest import PASSWORD
 
 auth = web_fixtures.auth  # the web tests' login helper, shared rather than copied
 

@@ -18,10 +18,11 @@ from pbp.services.accounts import logins as accounts
 from pbp.services.forum import scenes as forum
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
-from tests.api.conftest import NOW, wire
 from tests.factories import make_user
-from tests.services.test_forum_fixtures import T0, make_table, write
-from tests.services.test_history import play_campaign
+from tests.helpers import API_NOW as NOW
+from tests.helpers import wire
+from tests.services.forum.tables import T0, make_table, write
+from tests.services.noteworthy.test_history import play_campaign
 from tests.web import conftest as web_fixtures
 
 # The web and API tests' fixtures, shared rather than copied.

@@ -19,10 +19,9 @@ from pbp.models import User
 from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
-from tests.api.conftest import make_token
 from tests.factories import make_campaign, make_characters
+from tests.helpers import AuthActions, make_token
 from tests.markdown_shapes import longest_accepted, shapes
-from tests.web.conftest import AuthActions
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 GENEROUS_S = 1.0  # CPU seconds; the benchmark shows the worst at well under 200 ms

@@ -12,8 +12,8 @@ from datetime import timedelta
 from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
-from tests.api.conftest import NOW
-from tests.web.conftest import PASSWORD
+from tests.helpers import API_NOW as NOW
+from tests.helpers import PASSWORD
 
 SECRET = "Cleo told me privately that Bram cheated."
 HOUR = timedelta(hours=1)

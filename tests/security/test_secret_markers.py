@@ -25,7 +25,7 @@ from pbp.services.forum import scenes as forum
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.routes import every_get_url, forum_values
-from tests.services.test_forum_fixtures import T0, make_table, write
+from tests.services.forum.tables import T0, make_table, write
 from tests.web import conftest as web_fixtures
 
 auth = web_fixtures.auth  # the web tests' login helper, shared rather than copied

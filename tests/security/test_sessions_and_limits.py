@@ -9,7 +9,7 @@ import pytest
 
 from pbp.config import load_config
 from pbp.services.accounts import logins as accounts
-from tests.security.conftest import auth_for
+from tests.helpers import auth_for
 from tests.web.test_auth_reset import NEW, reset_path
 
 PRIVATE_PAGE = "/account/tokens/"  # any page that needs a login
@@ -56,7 +56,7 @@ def test_a_password_change_ends_copied_sessions(app, client, auth, db_session):
 
 
 def test_a_password_reset_revokes_the_accounts_api_tokens(app, client, auth, api, db_session):
-    from tests.api.conftest import make_token
+    from tests.helpers import make_token
 
     user = auth.create_user()
     other = auth.create_user()
@@ -180,7 +180,7 @@ def test_invites_are_limited_per_account(app_with, db_session):
 
 @pytest.fixture
 def limited_api(app_with, world):
-    from tests.api.conftest import Api
+    from tests.helpers import Api
 
     return Api(app_with(PBP_CONTENT_LIMIT="2 per minute").test_client())
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.security.conftest import auth_for
+from tests.helpers import auth_for
 
 REDIS_SERVER = shutil.which("redis-server")
 

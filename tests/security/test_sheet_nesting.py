@@ -10,7 +10,7 @@ import pytest
 from pbp.errors import UserError
 from pbp.services import campaigns
 from pbp.services.forum import sheets
-from tests.services.test_forum_fixtures import T0, make_table
+from tests.services.forum.tables import T0, make_table
 
 
 def _nested(levels: int) -> str:

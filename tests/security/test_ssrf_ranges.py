@@ -12,8 +12,8 @@ from adapters import check_url
 from adapters.errors import BlockedURL
 from adapters.fetch import FeedState, Fetcher, FetchStatus
 from adapters.ssrf import blocked_reason
-from tests.adapters.conftest import NOW
 from tests.adapters.test_ssrf import fake_resolver
+from tests.helpers import FEED_NOW as NOW
 
 REFUSED = [
     ("2002:7f00:1::", "6to4-wrapped loopback"),  # 6to4 of 127.0.0.1

@@ -25,7 +25,7 @@ from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import turns
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer
-from tests.web.conftest import PASSWORD, post_form
+from tests.helpers import PASSWORD, post_form
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 FEED_DELAY = 4.0  # seconds the slow blog takes to answer

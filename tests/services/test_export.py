@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from pbp.services import export
-from tests.services.test_history import count_selects, grow, play_campaign
+from tests.services.noteworthy.test_history import count_selects, grow, play_campaign
 
 BASE = "https://pbp.test"
 

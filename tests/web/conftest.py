@@ -22,68 +22,15 @@ outbox's details.
 
 from __future__ import annotations
 
-import itertools
-import re
 import sys
 import types
-from datetime import UTC, datetime
 
 import pytest
 
 from pbp.models import User
-from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign, make_characters
-
-PASSWORD = "correct horse battery staple"
-_CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
-_seq = itertools.count(1)
-
-
-def csrf_token(client, url: str = "/login") -> str:
-    page = client.get(url)
-    match = _CSRF.search(page.get_data(as_text=True))
-    assert match, f"no CSRF token in the form at {url} (status {page.status_code})"
-    return match.group(1)
-
-
-def post_form(client, url: str, data: dict | None = None, *, token_url: str = "/login", **kw):
-    data = {**(data or {}), "csrf_token": csrf_token(client, token_url)}
-    return client.post(url, data=data, **kw)
-
-
-class AuthActions:
-    """flaskr's `auth` helper: make accounts, log in and out through the real pages."""
-
-    password = PASSWORD
-
-    def __init__(self, client, db_session):
-        self._client = client
-        self._session = db_session
-
-    def create_user(
-        self, email: str | None = None, display_name: str | None = None, password=PASSWORD
-    ) -> User:
-        n = next(_seq)
-        user = campaigns.create_user(
-            session=self._session,
-            email=email or f"web{n}@example.test",
-            display_name=display_name or f"Web User {n}",
-        )
-        user.password_hash = accounts.hash_password(password)
-        self._session.add(user)
-        self._session.commit()
-        return user
-
-    def login(self, user: User | str, password: str = PASSWORD, next: str | None = None):
-        email = user if isinstance(user, str) else user.email
-        return self.post("/login", {"email": email, "password": password, "next": next or ""})
-
-    def logout(self):
-        return self.post("/logout")
-
-    def post(self, url: str, data: dict | None = None, **kw):
-        return post_form(self._client, url, data, **kw)
+from tests.helpers import PASSWORD, T0, AuthActions, Clock
 
 
 @pytest.fixture
@@ -101,18 +48,6 @@ def sent_mail(monkeypatch) -> list[dict]:
     fake.queue_password_reset = lambda **kw: sent.append({"kind": "password_reset", **kw})
     monkeypatch.setitem(sys.modules, "pbp.services.mail.outbox", fake)
     return sent
-
-
-# A referee's game of six players on a clock the test moves (the web's PBP_CLOCK).
-T0 = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self, start):
-        self.now = start
-
-    def __call__(self):
-        return self.now
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pbp import create_app
 from pbp.models import AuditLog
 from pbp.services.accounts import logins as accounts
 from pbp.web.auth import cookie_settings
-from tests.web.conftest import csrf_token
+from tests.helpers import csrf_token
 
 
 def logged_in_as(client) -> str | None:

@@ -61,7 +61,7 @@ def test_short_new_password_is_shown_on_the_form(client, auth):
 
 
 def test_reset_requests_are_rate_limited(client, auth):
-    from tests.web.conftest import csrf_token
+    from tests.helpers import csrf_token
 
     token = csrf_token(client, "/reset")
     statuses = [

@@ -32,7 +32,7 @@ def test_login_without_a_valid_csrf_token_is_refused(client, auth, db_session, t
 
 def test_token_from_another_session_is_refused(app, client, auth):
     user = auth.create_user()
-    from tests.web.conftest import csrf_token
+    from tests.helpers import csrf_token
 
     other = app.test_client()
     token = csrf_token(other)

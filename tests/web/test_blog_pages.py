@@ -10,7 +10,7 @@ from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
 from tests.factories import make_campaign, make_characters
-from tests.web.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'

@@ -24,9 +24,9 @@ from pbp.rules import dice
 from pbp.rules.cards import Card
 from pbp.web import cards as cards_web
 from pbp.web import forum as forum_web
+from tests.helpers import PASSWORD, csrf_token, post_form
 from tests.routes import every_get_url, forum_values
-from tests.services.test_forum_fixtures import make_table, write
-from tests.web.conftest import PASSWORD, csrf_token, post_form
+from tests.services.forum.tables import make_table, write
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import pytest
 
 from pbp import create_app, demo
-from tests.web.conftest import post_form
+from tests.helpers import post_form
 
 # Identifiers from the code that must never reach a reader's eyes.
 DENY = [
@@ -75,9 +75,9 @@ def demo_app(tmp_path_factory, request):
     if database_url.startswith("sqlite"):
         url = f"sqlite:///{tmp / 'crawl.sqlite3'}"
     else:
-        from tests.conftest import _create_scratch_postgres
+        from tests.helpers import create_scratch_postgres
 
-        url, drop = _create_scratch_postgres(database_url)
+        url, drop = create_scratch_postgres(database_url)
     app = create_app(
         {
             "TESTING": True,

@@ -11,8 +11,8 @@ from sqlmodel import select
 
 from pbp.models.forum import CampaignSecret, Post, Roll, Sheet, Thread
 from pbp.web import forum as forum_web
-from tests.services.test_forum_fixtures import ONE_STATS, make_table, write
-from tests.web.conftest import csrf_token
+from tests.helpers import csrf_token
+from tests.services.forum.tables import ONE_STATS, make_table, write
 
 
 @pytest.fixture

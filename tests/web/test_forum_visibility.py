@@ -14,7 +14,7 @@ from sqlmodel import select
 from pbp.models.forum import Roll, Thread
 from pbp.services.forum import rolls
 from pbp.web import forum as forum_web
-from tests.services.test_forum_fixtures import T0, make_table, write
+from tests.services.forum.tables import T0, make_table, write
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pbp.models import Character, Invite, OutboxMessage, User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from tests.factories import make_campaign
-from tests.web.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 SECRET = "test-secret-key-" + "x" * 32  # tests/conftest.py's app
 LINK = re.compile(r'readonly value="(http://pbp\.test/invite/[^"]+)"')

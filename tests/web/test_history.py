@@ -12,8 +12,8 @@ from pbp.models import User
 from pbp.services.accounts import logins as accounts
 from pbp.web import history
 from tests.factories import make_campaign
+from tests.services.noteworthy.test_history import count_selects, grow, play_campaign
 from tests.services.test_export import broken_links, read_zip
-from tests.services.test_history import count_selects, grow, play_campaign
 
 PAGES = ("history", "export.json", "archive.zip")
 

@@ -4,7 +4,7 @@ Five players: three write on pbp's built-in blog (through the pages and the API)
 their own WordPress blogs served by a real loopback HTTP server and read by the real
 poller (`poll_once`, as the scheduler runs it). The mail leaves over a real SMTP server.
 Everything commits (the poller opens its own connections), so the campaign is deleted
-afterwards, as in tests/services/test_polling.py.
+afterwards, as in tests/services/noteworthy/test_polling.py.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
 from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.services.noteworthy import polling, turns
-from tests.api.conftest import Api, wire
 from tests.feedserver import FeedServer
+from tests.helpers import Api, AuthActions, wire
 from tests.smtpserver import SmtpServer
-from tests.web.conftest import AuthActions
 
 RSS = """<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"

@@ -18,8 +18,7 @@ from pbp.services.forum import scenes as forum
 from pbp.services.mail import outbox as mail
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
-from tests.api.conftest import Api, make_token, wire
-from tests.web.conftest import AuthActions
+from tests.helpers import Api, AuthActions, make_token, wire
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 _seq = itertools.count(1)

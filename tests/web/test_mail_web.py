@@ -13,7 +13,7 @@ from pbp.services.mail import outbox as mail
 from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.web import mail as mail_web
 from tests.factories import make_campaign, make_characters
-from tests.services.test_mail import NOW, user_of
+from tests.services.mail.test_outbox import NOW, user_of
 from tests.smtpserver import SmtpServer
 
 

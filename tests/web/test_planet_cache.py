@@ -13,7 +13,7 @@ from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import planet, turns
 from pbp.web.page_cache import PageCache
 from tests.factories import make_campaign, make_characters
-from tests.web.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
 

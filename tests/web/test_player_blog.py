@@ -13,7 +13,7 @@ from pbp.services.noteworthy import blog_settings as blogs
 from pbp.web import player
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer
-from tests.web.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
 HOME = b"""<!doctype html><html><head><title>Ada's journal</title>

@@ -12,7 +12,7 @@ from pbp.models import AuditLog, Campaign, Character, OutboxMessage, Turn, User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import hosted_blog as blog
-from tests.web.conftest import PASSWORD, T0, post_form
+from tests.helpers import PASSWORD, T0, post_form
 
 REFEREE_POSTS = [
     "event",

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from pbp.config import ConfigError, load_config
 from pbp.models import OutboxMessage, User
-from tests.web.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 LINK = re.compile(r"http://pbp\.test(/signup/confirm/\S+)")
 

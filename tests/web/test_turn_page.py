@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from pbp.models import AuditLog, OutboxMessage, Turn, User
 from pbp.services.noteworthy import hosted_blog as blog
-from tests.web.conftest import T0
+from tests.helpers import T0
 
 LINK = re.compile(r"http://pbp\.test(/c/[^\s\"<>]+/turns/\d+)")
 

@@ -1,4 +1,4 @@
-"""The rules' worked campaign (tests/rules/worked_campaign.py), played through the web
+"""The rules' worked campaign (tests/rules/noteworthy/worked_campaign.py), played through the web
 from the campaign's creation to the winner and the final notice.
 
 The referee does everything on the dashboard; players join by invite and post entries,
@@ -20,8 +20,8 @@ from adapters.base import FeedEntry, ParsedFeed, fallback_key
 from pbp.models import Blog, Campaign, Character, Entry, Invite, OutboxMessage
 from pbp.rules.noteworthy import detect_target, is_challenging
 from pbp.services.noteworthy import ingest
-from tests.rules import worked_campaign as wc
-from tests.web.conftest import PASSWORD, post_form
+from tests.helpers import PASSWORD, post_form
+from tests.rules.noteworthy import worked_campaign as wc
 
 NAMES = {
     wc.ADA: "Ada",
