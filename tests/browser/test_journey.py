@@ -4,10 +4,11 @@ and a forum scene, through the pages only (no service call after the first accou
 1. the first referee is made with the real `pbp user create` (a subprocess on the live
    server's database, the password on standard input);
 2. the referee logs in, starts a Noteworthy campaign, adds three characters and invites
-   two players by email; each opens the invitation link from the delivered mail (the
-   outbox folder) in a browser of their own and makes an account;
-3. Ada's player writes a Challenging entry against Cleo on the built-in blog; Bram's
-   player leaves a note in support;
+   two players by email (each opens the link from the delivered mail, in the outbox
+   folder) and a third by a link copied from the page; each makes an account in a
+   browser of their own;
+3. Ada's player writes a Challenging entry against Bram on the built-in blog; the
+   challenge mail's link opens it for Bram's player; Cleo's player notes Support;
 4. the referee closes the turn and resolves it, accepting each confirmation dialog;
 5. the results mail's link opens the turn page, which shows the stored result;
 6. a Noir forum campaign: both players are invited and join, the GM opens a scene with
@@ -130,9 +131,12 @@ def invite_by_email(page, address: str, character: str | None = None) -> None:
     expect(page.get_by_role("heading", name=re.compile("Invite link for"))).to_be_visible()
 
 
-def accept_new(page, link: str, name: str) -> None:
+def accept_new(page, link: str, name: str, email: str | None = None) -> None:
+    """Make an account from an invitation; one that names no address asks for one."""
     page.goto(link)
     page.get_by_label("Your name").fill(name)
+    if email:
+        page.get_by_label("Email address", exact=True).fill(email)
     page.get_by_label("Choose a password", exact=True).fill(PASSWORD)
     page.get_by_label("Choose a password again").fill(PASSWORD)
     page.get_by_role("button", name="Create my account and join").click()
@@ -141,7 +145,9 @@ def accept_new(page, link: str, name: str) -> None:
 
 def test_from_a_fresh_install_to_a_resolved_turn_and_a_whisper(live_server, new_page, shots):
     n = f"{os.getpid()}{next(_run)}"
-    ref_email, ada_email, bram_email = (f"{w}{n}@journey.test" for w in ("rita", "ada", "bram"))
+    ref_email, ada_email, bram_email, cleo_email = (
+        f"{who}{n}@journey.test" for who in ("rita", "ada", "bram", "cleo")
+    )
 
     # 1. The first account, from the command line.
     said = create_first_account(live_server, ref_email, "Rita")
@@ -175,6 +181,11 @@ def test_from_a_fresh_install_to_a_resolved_turn_and_a_whisper(live_server, new_
         ref.get_by_role("link", name=f"Invite a player for {character}").click()
         invite_by_email(ref, address, character)
     shots(ref, "invite-created")
+    # Cleo's player has no address on file: the referee copies the link from the page.
+    ref.goto(f"/c/{slug}/referee/")
+    ref.get_by_role("link", name="Invite a player for Cleo").click()
+    ref.get_by_role("button", name="Create the invite link").click()
+    cleo_link = ref.get_by_label("Invite link", exact=True).input_value()
 
     ada = new_page()
     ada_link = link_in(delivered(live_server, ada_email, "invited"), r"/invite/")
@@ -184,26 +195,34 @@ def test_from_a_fresh_install_to_a_resolved_turn_and_a_whisper(live_server, new_
     shots(ada, "ada-joined")
     bram = new_page()
     accept_new(bram, link_in(delivered(live_server, bram_email, "invited"), r"/invite/"), "Bram P")
+    cleo = new_page()
+    accept_new(cleo, cleo_link, "Cleo P", email=cleo_email)
 
-    # 3. Ada challenges Cleo on the built-in blog; Bram supports.
+    # 3. Ada challenges Bram on the built-in blog; Bram is mailed; Cleo supports Ada.
     ada.goto(f"/c/{slug}/write")
     ada.get_by_label("Title").fill("The lantern goes out")
     ada.get_by_label("Current mood:").fill("Challenging")
-    ada.get_by_label("Whom do you challenge?").select_option(label="Cleo")
-    ada.get_by_label(re.compile("^Entry")).fill("Cleo was on the quay when the lantern went out.")
+    ada.get_by_label("Whom do you challenge?").select_option(label="Bram")
+    ada.get_by_label(re.compile("^Entry")).fill("Bram was on the quay when the lantern went out.")
     shots(ada, "write-challenge")
     ada.get_by_role("button", name="Post entry").click()
     expect(ada.get_by_text("Entry posted")).to_be_visible()
     entry_url = ada.url
 
-    bram.goto(f"/c/{slug}/")
-    bram.get_by_role("link", name="The lantern goes out").first.click()
-    bram.wait_for_url(entry_url)
-    bram.get_by_label("Support", exact=True).check()
-    bram.get_by_label("Note", exact=True).fill("I saw her too.")
-    bram.get_by_role("button", name="Post note").click()
-    expect(bram.get_by_text("Note posted")).to_be_visible()
-    shots(bram, "supporting-note")
+    challenged = delivered(live_server, bram_email, "Ada challenges Bram")
+    bram.goto(link_in(challenged, r"/c/.+/ada/\d+$"))
+    assert bram.url == entry_url
+    expect(bram.get_by_role("heading", name="The lantern goes out")).to_be_visible()
+    shots(bram, "challenge-mail-opens-entry")
+
+    cleo.goto(f"/c/{slug}/")
+    cleo.get_by_role("link", name="The lantern goes out").first.click()
+    cleo.wait_for_url(entry_url)
+    cleo.get_by_label("Support", exact=True).check()
+    cleo.get_by_label("Note", exact=True).fill("I saw him there too.")
+    cleo.get_by_role("button", name="Post note").click()
+    expect(cleo.get_by_text("Note posted")).to_be_visible()
+    shots(cleo, "supporting-note")
 
     # 4. The referee closes and resolves, confirming each.
     ref.goto(f"/c/{slug}/referee/")
@@ -216,11 +235,11 @@ def test_from_a_fresh_install_to_a_resolved_turn_and_a_whisper(live_server, new_
 
     # 5. The results mail links to the turn page, which shows the stored result.
     results = delivered(live_server, bram_email, "Turn 1: results")
-    turn_link = link_in(results, rf"/c/{slug}/turns/1$")
-    bram.goto(turn_link)
+    bram.goto(link_in(results, rf"/c/{slug}/turns/1$"))
     expect(bram.get_by_role("heading", name="Result")).to_be_visible()
-    expect(bram.get_by_role("heading", name="Ada challenges Cleo")).to_be_visible()
-    expect(bram.locator(".count.support")).to_have_text("1 support")
+    expect(bram.get_by_role("heading", name="Ada challenges Bram")).to_be_visible()
+    expect(bram.get_by_text("1 support", exact=True)).to_be_visible()
+    expect(bram.get_by_text("Became an outsider: Bram.")).to_be_visible()
     shots(bram, "turn-page-result")
 
     # 6. A Noir forum campaign: invite both players, a scene with a roll, a whisper.
