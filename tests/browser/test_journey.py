@@ -37,6 +37,9 @@ from tests.browser.conftest import PASSWORD
 
 pytestmark = pytest.mark.browser
 
+# The `pbp` console script's entry point (pyproject: pbp = "pbp.cli:main"), with this
+# interpreter, wherever the package was installed.
+PBP = [sys.executable, "-c", "from pbp.cli import main; main()"]
 _run = itertools.count(1)
 _URL = re.compile(r"https?://[^\s<>\"']+")
 
@@ -69,9 +72,8 @@ def create_first_account(live_server, address: str, name: str) -> str:
         "SECRET_KEY": app.config["SECRET_KEY"],
         "PBP_BASE_URL": live_server.url,
     }
-    pbp = Path(sys.executable).with_name("pbp")
     done = subprocess.run(
-        [str(pbp), "user", "create", address, "--name", name],
+        [*PBP, "user", "create", address, "--name", name],
         input=PASSWORD + "\n",
         capture_output=True,
         text=True,
