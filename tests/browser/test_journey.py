@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from pbp.services import mail_send
+from pbp.services.mail import send as mail_send
 from tests.browser.conftest import PASSWORD
 
 pytestmark = pytest.mark.browser

@@ -31,10 +31,16 @@ import pytest
 from sqlmodel import select
 
 from pbp.db import database
-from pbp.models import OutboxMessage, User, utcnow
-from pbp.models_forum import Thread
-from pbp.services import accounts, blog, campaigns, cards, forum, mail, signup, turns
-from pbp.services.mail_send import SmtpTransport, send_pending
+from pbp.models import OutboxMessage, Thread, User, utcnow
+from pbp.services import campaigns
+from pbp.services.accounts import logins as accounts
+from pbp.services.accounts import signup
+from pbp.services.cards import tables as cards
+from pbp.services.forum import scenes as forum
+from pbp.services.mail import outbox as mail
+from pbp.services.mail.send import SmtpTransport, send_pending
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from tests.conftest import make_test_app
 from tests.smtpserver import SmtpServer
 from tests.web.conftest import PASSWORD, post_form
