@@ -127,7 +127,7 @@ def invite_by_email(page, address: str, character: str | None = None) -> None:
     page was opened from that character's "Invite" action."""
     page.get_by_label("Player's email (optional)").fill(address)
     if character:
-        chosen = page.get_by_label("Character", exact=True).locator("option:checked")
+        chosen = page.get_by_label("Character", exact=True).get_by_role("option", selected=True)
         expect(chosen).to_have_text(character)
     page.get_by_role("button", name="Create the invite link").click()
     expect(page.get_by_role("heading", name=re.compile("Invite link for"))).to_be_visible()
