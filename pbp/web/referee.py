@@ -386,6 +386,7 @@ def remind(slug: str):
     session, campaign = _campaign(slug)
     view = dashboard.dashboard(session=session, campaign=campaign)
     moment = now()
+    base = current_app.config["PBP_BASE_URL"].rstrip("/")
     sent = 0
     for row in view.roster:
         if row.character in view.missing_posters and row.player is not None:
@@ -401,7 +402,8 @@ def remind(slug: str):
                     f"{row.character.name} has not posted an entry in turn {view.turn.number} "
                     f"of {campaign.name} yet. Every character posts at least one entry per "
                     f"turn that embroiders the event.\n\n"
-                    f"{current_app.config['PBP_BASE_URL']}/c/{campaign.slug}/"
+                    f"Write it: {base}/c/{campaign.slug}/write\n"
+                    f"The turn: {base}/c/{campaign.slug}/turns/{view.turn.number}\n"
                 ),
                 campaign_id=campaign.id,
                 now=moment,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from markupsafe import escape
 from sqlmodel import select
 
 from pbp.models import AuditLog, OutboxMessage, Turn, User
@@ -120,6 +121,10 @@ def test_resolved_turn_shows_the_stored_result_not_todays_tally(
     assert "Result" in page and "1 support" in page and "2 support" not in page
     # "ties favour the target": the challenger loses and becomes an outsider.
     assert "Became an outsider: Ada." in page
+    # Each line of the stored explanation is shown once: under its challenge, or in the
+    # turn's list when it is about the turn as a whole.
+    lines = turn.result["explanation"]
+    assert lines and all(page.count(str(escape(line))) == 1 for line in lines), lines
 
 
 def test_reopen_a_closed_turn_until_it_is_resolved(client, auth, game, clock, db_session):

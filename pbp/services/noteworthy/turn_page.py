@@ -163,7 +163,11 @@ def _stored(result: dict, by_id: dict[int, Character]):
         )
         for c in result.get("challenges", [])
     ]
-    return challenges, people(result.get("eliminated")), list(result.get("explanation") or [])
+    # The turn's explanation repeats each challenge's lines; they are shown under the
+    # challenge already, so the turn's list keeps only what is about the turn as a whole.
+    shown = {line for c in challenges for line in c.explanation}
+    explanation = [line for line in result.get("explanation") or [] if line not in shown]
+    return challenges, people(result.get("eliminated")), explanation
 
 
 def zone_of(campaign: Campaign) -> ZoneInfo:
