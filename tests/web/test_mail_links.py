@@ -41,9 +41,8 @@ from pbp.services.mail import outbox as mail
 from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
-from tests.conftest import make_test_app
+from tests.helpers import PASSWORD, make_test_app, post_form
 from tests.smtpserver import SmtpServer
-from tests.web.conftest import PASSWORD, post_form
 
 BASE = "http://pbp.test"
 SECRET = "test-secret-key-" + "x" * 32
