@@ -6,105 +6,66 @@ tailored events only to whom they are addressed.
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from pbp.api import schemas as s
 from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn
 
+OutT = TypeVar("OutT", bound=s.Out)
+
+
+class _RowWith:
+    """A row read by attribute, with the few fields a response adds or renames."""
+
+    def __init__(self, row: object, extra: dict[str, Any]):
+        self._row, self._extra = row, extra
+
+    def __getattr__(self, name: str) -> Any:
+        return self._extra[name] if name in self._extra else getattr(self._row, name)
+
+
+def out(model: type[OutT], row: object, **extra: Any) -> OutT:
+    """`model` read from `row`'s attributes (`from_attributes`), with `extra` on top."""
+    return model.model_validate(_RowWith(row, extra) if extra else row)
+
 
 def campaign_out(campaign: Campaign, role: str | None) -> s.CampaignOut:
-    return s.CampaignOut(
-        id=campaign.id,
-        slug=campaign.slug,
-        name=campaign.name,
-        ruleset=campaign.ruleset,
-        status=campaign.status,
-        created_at=campaign.created_at,
-        role=role,
-    )
+    return out(s.CampaignOut, campaign, role=role)
 
 
 def character_out(character: Character, blog: Blog) -> s.CharacterOut:
-    return s.CharacterOut(
-        id=character.id,
-        slug=character.slug,
-        name=character.name,
-        status=character.status,
-        aliases=[str(a) for a in character.aliases or []],
-        blog=s.BlogOut(kind=blog.kind, feed_url=blog.feed_url, home_url=blog.home_url),
-    )
+    aliases = [str(a) for a in character.aliases or []]
+    return out(s.CharacterOut, character, aliases=aliases, blog=out(s.BlogOut, blog))
 
 
 def feed_health(blog: Blog) -> s.FeedHealthOut | None:
-    if blog.kind != "external":
-        return None
-    return s.FeedHealthOut(
-        last_polled_at=blog.last_polled_at,
-        last_success_at=blog.last_success_at,
-        next_poll_at=blog.next_poll_at,
-        failure_count=blog.failure_count,
-        last_error=blog.last_error,
-        gone=blog.gone,
-    )
+    return out(s.FeedHealthOut, blog) if blog.kind == "external" else None
 
 
 def turn_out(turn: Turn, events: list[Event], readable: set[int] | None) -> s.TurnOut:
     """`readable`: the characters whose tailored events the caller may read (None: all)."""
     general = next((e.text for e in events if e.character_id is None), None)
     tailored = [
-        s.TailoredOut(character_id=e.character_id, mode=e.mode, text=e.text)
+        out(s.TailoredOut, e)
         for e in events
         if e.character_id is not None and (readable is None or e.character_id in readable)
     ]
-    return s.TurnOut(
-        number=turn.number,
-        status=turn.status,
-        opened_at=turn.opened_at,
-        deadline=turn.deadline,
-        closed_at=turn.closed_at,
-        resolved_at=turn.resolved_at,
-        event=general,
-        tailored=tailored,
-    )
+    return out(s.TurnOut, turn, event=general, tailored=tailored)
 
 
 def entry_out(entry: Entry, author: Character, turn_number: int | None) -> s.EntryOut:
-    return s.EntryOut(
-        id=entry.id,
-        character_id=author.id,
-        character_slug=author.slug,
-        turn=turn_number,
-        title=entry.title,
-        url=entry.url,
-        body_html=entry.body_html,
-        mood=entry.mood,
-        mood_raw=entry.mood_raw,
-        published_at=entry.published_at,
-        updated_at=entry.updated_at,
-        first_seen_at=entry.first_seen_at,
+    return out(
+        s.EntryOut, entry, character_id=author.id, character_slug=author.slug, turn=turn_number
     )
 
 
 def note_out(note: Note) -> s.NoteOut:
-    return s.NoteOut(
-        id=note.id,
-        entry_id=note.entry_id,
-        author_character_id=note.author_character_id,
-        author_name=note.author_name,
-        body_html=note.body_html,
-        stance=note.stance,
-        fate=note.fate_text,
-        published_at=note.published_at,
-    )
+    return out(s.NoteOut, note, fate=note.fate_text)
 
 
 def ruling_out(ruling: Ruling) -> s.RulingOut:
-    return s.RulingOut(
-        id=ruling.id,
-        kind=ruling.kind,
-        subject_id=ruling.subject_id or None,
-        value=(ruling.value or {}).get("value"),
-        reason=ruling.reason,
-        created_at=ruling.created_at,
-    )
+    value = (ruling.value or {}).get("value")
+    return out(s.RulingOut, ruling, subject_id=ruling.subject_id or None, value=value)
 
 
 # -- the tally -----------------------------------------------------------------------------

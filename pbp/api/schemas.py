@@ -39,7 +39,9 @@ class Body(SQLModel):
 
 
 class Out(SQLModel):
-    """A response body."""
+    """A response body, read from a row's attributes (pbp.api.convert)."""
+
+    model_config = ConfigDict(from_attributes=True)
 
 
 # -- errors --------------------------------------------------------------------------------
