@@ -33,10 +33,13 @@ def character_out(character: Character, blog: Blog) -> s.CharacterOut:
     )
 
 
-def feed_health(blog: Blog) -> s.FeedHealthOut | None:
+def feed_health(blog: Blog, delivery=None) -> s.FeedHealthOut | None:
+    """`delivery`: the roster row's push-or-poll (pbp.services.websub.DeliveryMode)."""
     if blog.kind != "external":
         return None
     return s.FeedHealthOut(
+        delivery=delivery.mode if delivery else "poll",
+        last_delivery_at=delivery.last_delivery_at if delivery else blog.last_success_at,
         last_polled_at=blog.last_polled_at,
         last_success_at=blog.last_success_at,
         next_poll_at=blog.next_poll_at,

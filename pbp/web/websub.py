@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, current_app, request
 
-from pbp.db import database, get_session
+from pbp.db import database, get_session, release
 from pbp.models import utcnow
 from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import websub
@@ -62,6 +62,9 @@ def verify(subscription_id: int):
 
 @bp.post("/websub/<int:subscription_id>")
 def deliver(subscription_id: int):
+    # The delivery opens its own short transactions (the poller's); none of the request's
+    # may stay open across the parse.
+    release(get_session())
     delivery = websub.receive(
         engine=database(current_app).engine,
         subscription_id=subscription_id,
