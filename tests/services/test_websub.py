@@ -154,6 +154,7 @@ def subscribed(engine, live, fetcher, hub, blog, topic):
     polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=now)
     websub.maintain(engine=engine, fetcher=fetcher, base_url=live.config["PBP_BASE_URL"], now=now)
     assert hub.wait_for(lambda: hub.verified(topic)), "the hub never verified"
+    assert hub.verified(topic)[-1].echoed, hub.verified(topic)[-1]
     return subscription(engine, blog.id)
 
 

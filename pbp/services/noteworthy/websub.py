@@ -35,6 +35,7 @@ from sqlmodel import Session, select
 from adapters import FeedError, Fetcher
 from adapters.base import ParsedFeed
 from adapters.common import safe_url
+from pbp.db import writing
 from pbp.errors import NotFound
 from pbp.models import Blog, WebSubSubscription
 
@@ -142,7 +143,15 @@ def verify(
 ) -> str:
     """The hub asks whether pbp really wants `mode` for `topic` (WebSub 5.3): the answer
     is the challenge, echoed, or NotFound (a 404) when pbp did not ask for that. A
-    subscription's granted lease is recorded. A denial (5.2) is recorded too."""
+    subscription's granted lease is recorded. A denial (5.2) is recorded too.
+
+    Its transaction is a writer from the start (pbp.db.writing): on SQLite one that read
+    first could not write after a concurrent commit (the upkeep's, say)."""
+    with writing():
+        return _verify(session, subscription_id, mode, topic, challenge, lease_seconds, reason, now)
+
+
+def _verify(session, subscription_id, mode, topic, challenge, lease_seconds, reason, now) -> str:
     row = session.get(Sub, subscription_id)
     if row is None or row.topic_url != topic:
         raise NotFound("no such subscription")
@@ -231,7 +240,7 @@ def receive(
     outcome = polling.store_pushed(
         engine=engine, blog_id=blog_id, body=body, headers=lowered, now=now, mail=mail
     )
-    with Session(engine) as session:
+    with writing(), Session(engine) as session:
         session.execute(
             sa.update(Sub).where(Sub.id == subscription_id).values(last_delivery_at=now)
         )
@@ -326,7 +335,7 @@ def _due_requests(engine: Engine, now: datetime) -> list[_Request]:
     """Moves rows whose time came (a lease ended, a verification never came, a blog went
     away), then lists the requests to send."""
     due = sa.or_(Sub.next_attempt_at.is_(None), Sub.next_attempt_at <= now)
-    with Session(engine) as session:
+    with writing(), Session(engine) as session:
         for row in session.exec(select(Sub).where(Sub.state.in_(LIVE), Sub.blog_id.is_(None))):
             _cancel(row, now)  # its blog was deleted
             session.add(row)
@@ -391,12 +400,18 @@ def _requested(session: Session, row: WebSubSubscription, now: datetime) -> None
 def _record(engine: Engine, request: _Request, error: str | None, now: datetime) -> None:
     """A refused request is tried again later, backing off; the verification that follows
     an accepted one is `verify`'s to record."""
-    with Session(engine) as session:
+    with writing(), Session(engine) as session:
         row = session.get(Sub, request.id)
         if row is None:
             return
         if error is None:
-            row.failure_count, row.last_error = 0, None
+            # One statement, so a verification that raced ahead (and may have recorded a
+            # denial) is not overwritten by what this session read before it.
+            session.execute(
+                sa.update(Sub)
+                .where(Sub.id == row.id, Sub.state.in_(("pending", "unsubscribe_pending")))
+                .values(failure_count=0, last_error=None)
+            )
         else:
             log.warning("websub %s: %s refused: %s", request.id, request.mode, error)
             row.failure_count += 1
