@@ -111,9 +111,9 @@ def test_handing_over_through_the_api(api, world, db_session):
 
 
 def test_the_roster_says_push_or_poll_per_feed(api, world, db_session):
-    """A WebSub hub pushes Ada's feed; Bram's is polled (pbp.services.websub)."""
-    from pbp.models_websub import WebSubSubscription
-    from pbp.services import blogs
+    """A WebSub hub pushes Ada's feed; Bram's is polled (pbp.services.noteworthy.websub)."""
+    from pbp.models import WebSubSubscription
+    from pbp.services.noteworthy import blog_settings as blogs
 
     ada, bram = (world.characters[name] for name in ("Ada", "Bram"))
     pushed_at = datetime(2026, 7, 1, 8, 0, tzinfo=UTC)

@@ -22,9 +22,20 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 
 from adapters import Fetcher
 from pbp import create_app
-from pbp.models import Blog, Campaign, Character, Entry, Membership, Turn, User, utcnow
-from pbp.models_websub import WebSubSubscription
-from pbp.services import blogs, campaigns, dashboard, polling, roster, websub
+from pbp.models import (
+    Blog,
+    Campaign,
+    Character,
+    Entry,
+    Membership,
+    Turn,
+    User,
+    WebSubSubscription,
+    utcnow,
+)
+from pbp.services import campaigns, roster
+from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import dashboard, polling, websub
 from tests.feedserver import FeedServer
 from tests.websubhub import Subscription, WebSubHub
 

@@ -4,8 +4,8 @@ tests/services/test_websub.py."""
 
 from datetime import timedelta
 
-from pbp.models_websub import WebSubSubscription
-from pbp.services import blogs
+from pbp.models import WebSubSubscription
+from pbp.services.noteworthy import blog_settings as blogs
 from tests.conftest import make_test_app
 from tests.web.conftest import T0
 
