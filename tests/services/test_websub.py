@@ -381,6 +381,26 @@ def test_a_blog_turned_back_to_the_built_in_one_is_unsubscribed(engine, live, fe
         assert session.get(WebSubSubscription, sub.id).state == "ended"
 
 
+def test_a_feed_that_no_longer_names_a_hub_is_unsubscribed(
+    engine, live, fetcher, hub, game, server
+):
+    campaign, blog, topic = game
+    sub = subscribed(engine, live, fetcher, hub, blog, topic)
+    server.add(
+        "/feed/",
+        body=atom(server.base_url, ["Hubless", "Arrival"], None),
+        content_type="application/atom+xml",
+    )
+    polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=utcnow())
+    assert subscription(engine, blog.id).state == "unsubscribing"
+    assert "Hubless" in titles(engine, blog.id)
+    base_url = live.config["PBP_BASE_URL"]
+    websub.maintain(engine=engine, fetcher=fetcher, base_url=base_url, now=utcnow())
+    assert hub.wait_for(lambda: hub.verified(topic, "unsubscribe"))
+    with Session(engine) as session:
+        assert session.get(WebSubSubscription, sub.id).state == "ended"
+
+
 def test_a_deleted_blog_is_unsubscribed(engine, live, fetcher, hub, game):
     campaign, blog, topic = game
     sub = subscribed(engine, live, fetcher, hub, blog, topic)

@@ -85,20 +85,23 @@ def note_hub(
 ) -> WebSubSubscription | None:
     """Keep a subscription wanted for the hub and topic the blog's feed names (idempotent:
     nothing changes while they stay the same). Another hub or topic replaces the old
-    subscription, which is cancelled. A hub's refusal is respected for that hub and topic."""
-    found = hub_and_topic(parsed, headers, blog.feed_url or "")
-    if found is None or blog.id is None:
+    subscription, which is cancelled, and so is one whose feed names no hub any more. A
+    hub's refusal is respected for that hub and topic."""
+    if blog.id is None:
         return None
-    hub, topic = found
+    found = hub_and_topic(parsed, headers, blog.feed_url or "")
     rows = session.exec(
         select(Sub).where(Sub.blog_id == blog.id, Sub.state.in_((*LIVE, "denied")))
     ).all()
     for row in rows:
-        if (row.hub_url, row.topic_url) == (hub, topic):
+        if found is not None and (row.hub_url, row.topic_url) == found:
             return row
     for row in rows:
         _cancel(row, now)
         session.add(row)
+    if found is None:
+        return None
+    hub, topic = found
     sub = Sub(
         blog_id=blog.id,
         hub_url=hub[:2000],
