@@ -462,11 +462,12 @@ def test_a_hub_on_a_private_address_is_refused_by_the_ssrf_guard(engine, live, h
     assert sub.state == "wanted" and "127.0.0.1" in sub.last_error
 
 
-def test_the_hub_may_be_named_in_the_link_header(engine, live, fetcher, hub, game, server):
+def test_the_hub_named_in_the_link_header_comes_first(engine, live, fetcher, hub, game, server):
     campaign, blog, topic = game
     server.add(
         "/feed/",
-        body=atom(server.base_url, ["Arrival"], None),
+        # The headers come before the feed's own links (WebSub 4).
+        body=atom(server.base_url, ["Arrival"], "https://elsewhere.example/hub", topic + "x"),
         content_type="application/atom+xml",
         headers={"Link": f'<{hub.url}>; rel="hub", <{topic}>; rel="self"'},
     )

@@ -68,16 +68,19 @@ def callback_url(base_url: str, subscription_id: int) -> str:
 def hub_and_topic(
     parsed: ParsedFeed, headers: dict[str, str], feed_url: str
 ) -> tuple[str, str] | None:
-    """The hub and topic a fetched feed names, the feed's own links first, then the HTTP
-    `Link` header (WebSub 4: either may carry them); None when it names no hub."""
+    """The hub and topic a fetched feed names; None when it names no hub. The HTTP `Link`
+    header comes first, then the feed's own links (WebSub 4: the headers are the
+    publisher's first means; the W3C implementation report's test 104 checks the order);
+    without a `rel="self"` the topic is the feed's address."""
     linked = {}
     for link in requests.utils.parse_header_links(headers.get("link", "")) if headers else ():
         for rel in (link.get("rel") or "").split():
             linked.setdefault(rel.lower(), safe_url(link.get("url")))
-    hub = parsed.hub_url or linked.get("hub")
-    if not hub:
-        return None
-    return hub, parsed.self_url or linked.get("self") or feed_url
+    if linked.get("hub"):
+        return linked["hub"], linked.get("self") or parsed.self_url or feed_url
+    if parsed.hub_url:
+        return parsed.hub_url, parsed.self_url or feed_url
+    return None
 
 
 def note_hub(
