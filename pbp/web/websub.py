@@ -9,7 +9,8 @@ refused with 403 and logged, its body ignored (WebSub lets a subscriber answer 2
 too; pbp's secrets are 256 random bits, so guessing is hopeless and the 4xx tells a
 misconfigured hub what is wrong). A delivery that is signed but unusable (the
 subscription was cancelled, the body is no feed) is acknowledged with 202 and ignored: the
-hub cannot do better by sending it again. POSTs are rate limited per client address
+hub cannot do better by sending it again. One that raced a poll storing the same entry on
+PostgreSQL gets 503, and the hub sends it again. POSTs are rate limited per client address
 (`PBP_WEBSUB_LIMIT`) and capped in size like every request (pbp.request_size).
 """
 
@@ -75,4 +76,6 @@ def deliver(subscription_id: int):
     )
     if delivery.outcome == "refused":
         return f"refused: {delivery.reason}\n", 403, TEXT
+    if delivery.outcome == "retry":  # hubs send a delivery again after a failure
+        return f"retry: {delivery.reason}\n", 503, {**TEXT, "Retry-After": "5"}
     return f"{delivery.outcome}\n", 202, TEXT

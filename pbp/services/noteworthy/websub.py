@@ -208,7 +208,8 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
 
 @dataclass(frozen=True)
 class Delivery:
-    """What became of one delivery: `stored`, or `refused` / `ignored` with the reason."""
+    """What became of one delivery: `stored`, or `refused` / `ignored` / `retry` with the
+    reason."""
 
     outcome: str
     reason: str | None = None
@@ -243,9 +244,15 @@ def receive(
     if state != "active" or blog_id is None:
         log.info("websub %s: delivery ignored: subscription %s", subscription_id, state)
         return Delivery("ignored", f"subscription {state}")
-    outcome = polling.store_pushed(
-        engine=engine, blog_id=blog_id, body=body, headers=lowered, now=now, mail=mail
-    )
+    try:
+        outcome = polling.store_pushed(
+            engine=engine, blog_id=blog_id, body=body, headers=lowered, now=now, mail=mail
+        )
+    except sa.exc.IntegrityError:
+        # On PostgreSQL a poll of the same feed may store the same new entry at the same
+        # moment: one of the two inserts loses. The hub is asked to send it again.
+        log.warning("websub %s: delivery raced a poll; asking the hub to retry", subscription_id)
+        return Delivery("retry", "stored by a poll at the same moment")
     with writing(), Session(engine) as session:
         session.execute(
             sa.update(Sub).where(Sub.id == subscription_id).values(last_delivery_at=now)
