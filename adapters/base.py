@@ -194,6 +194,10 @@ class ParsedFeed:
     next_page_url: str | None = None
     site_comments_url: str | None = None
     ttl_minutes: int | None = None
+    # WebSub: the hub that pushes this feed (``rel="hub"``) and the address it is
+    # published under there (``rel="self"``, the topic).
+    hub_url: str | None = None
+    self_url: str | None = None
     skipped_private: int = 0
     warnings: tuple[FeedWarning, ...] = field(default=())
 
@@ -227,5 +231,6 @@ class Adapter(Protocol):
     def notes(self, parsed: Parsed) -> list[FeedNote]: ...
 
     def feed_info(self, parsed: Parsed) -> dict[str, Any]:
-        """``title``, ``site_url``, ``next_page_url``, ``site_comments_url``, ``ttl_minutes``."""
+        """``title``, ``site_url``, ``next_page_url``, ``site_comments_url``, ``ttl_minutes``,
+        ``hub_url``, ``self_url``."""
         ...

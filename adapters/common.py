@@ -175,6 +175,8 @@ class FeedAdapter:
             "next_page_url": safe_url(first(links(feed, "next"))),
             "site_comments_url": None,
             "ttl_minutes": to_int(get(feed, "ttl")),
+            "hub_url": safe_url(first(links(feed, "hub"))),
+            "self_url": safe_url(first(links(feed, "self"))),
         }
 
     def site_url(self, parsed: Parsed) -> str | None:

@@ -320,6 +320,33 @@ class Fetcher:
                     response.close()
         raise RedirectError(f"The feed address redirects more than {self.max_redirects} times.")
 
+    def post_form(self, url: str, data: dict[str, str]) -> Document:
+        """POST a form to *url* (a WebSub hub's subscription request) on the same guarded
+        path as a feed: SSRF check on the connected address, per-host limit, one deadline.
+        No redirect is followed (a hub answers the request itself) and the answer's body,
+        only ever a message, is cut at ERROR_BODY_BYTES."""
+        with self.budget():
+            _, host, _ = split_url(url)
+            with self.host_slot(host, url):
+                try:
+                    response = self.session().post(
+                        url,
+                        data=data,
+                        stream=True,
+                        allow_redirects=False,
+                        timeout=(self.connect_timeout, self.read_timeout),
+                    )
+                except requests.exceptions.RequestException as exc:
+                    raise self._send_error(url, exc) from None
+                except urllib3.exceptions.LocationParseError:
+                    raise BlockedURL(f"{url!r} is not a valid web address.", url=url) from None
+                try:
+                    headers = {k.lower(): v for k, v in response.headers.items()}
+                    body = self._read_body(url, response, ERROR_BODY_BYTES, truncate=True)
+                    return Document(url, url, None, response.status_code, headers, body)
+                finally:
+                    response.close()
+
     def _send(self, url: str, headers: dict[str, str]) -> requests.Response:
         try:
             return self.session().get(

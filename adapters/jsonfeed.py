@@ -92,8 +92,22 @@ def parse_json_feed(body: bytes) -> FeedParserDict:
     author = _author(data)
     if author:
         feed["author_detail"] = author
+    links = []
     if isinstance(data.get("next_url"), str):
-        feed["links"] = [FeedParserDict(rel="next", href=data["next_url"])]
+        links.append(FeedParserDict(rel="next", href=data["next_url"]))
+    if isinstance(data.get("feed_url"), str):
+        links.append(FeedParserDict(rel="self", href=data["feed_url"]))
+    hubs = data.get("hubs") if isinstance(data.get("hubs"), list) else []
+    # JSON Feed 1.1 `hubs`: the WebSub hub that pushes this feed (pbp.services.websub).
+    links += [
+        FeedParserDict(rel="hub", href=hub["url"])
+        for hub in hubs
+        if isinstance(hub, dict)
+        and isinstance(hub.get("url"), str)
+        and str(hub.get("type", "")).lower() == "websub"
+    ]
+    if links:
+        feed["links"] = links
     items = data.get("items")
     entries = [_item(i) for i in items if isinstance(i, dict)] if isinstance(items, list) else []
     return FeedParserDict(

@@ -118,6 +118,8 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         # fields are held in memory up to the same size (werkzeug's default is 500 kB).
         "MAX_CONTENT_LENGTH": max_request,
         "MAX_FORM_MEMORY_SIZE": max_request,
+        # POSTs a minute per address to the WebSub callback: a busy hub pushes many blogs.
+        "PBP_WEBSUB_LIMIT": env.get("PBP_WEBSUB_LIMIT") or "300 per minute",
         # Where Flask-Limiter keeps its counters: memory:// is per process, so with several
         # web workers use redis:// or memcached:// to make every limit hold across them.
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "memory://",

@@ -18,7 +18,7 @@ from pbp.services import idempotency
 from pbp.services.mail import outbox as mail
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.outbox import MailSettings
-from pbp.services.noteworthy import cadence, polling
+from pbp.services.noteworthy import cadence, polling, websub
 
 log = logging.getLogger("pbp.scheduler")
 
@@ -35,10 +35,21 @@ def advance_turns(app: Flask) -> None:
     )
 
 
+def websub_upkeep(app: Flask) -> None:
+    """Subscribe to the hubs polls found, renew leases, unsubscribe from abandoned feeds."""
+    websub.maintain(
+        engine=database(app).engine,
+        fetcher=polling.app_fetcher(app),
+        base_url=app.config["PBP_BASE_URL"],
+        now=datetime.now(UTC),
+    )
+
+
 # (job function, trigger kwargs)
 JOBS: list[tuple] = [
     (poll_feeds, {"trigger": "interval", "minutes": 1}),
     (advance_turns, {"trigger": "interval", "minutes": 1}),
+    (websub_upkeep, {"trigger": "interval", "minutes": 1}),
     # The sweep: anything a request's after-commit send missed (crash, server down).
     (mail_send.send_outbox, {"trigger": "interval", "seconds": 30}),
     # Keyed by day, so an hourly run queues each player's digest once.

@@ -167,7 +167,7 @@ def roster(call: Call, slug: str) -> Page:
             player=s.PlayerOut(id=r.player.id, display_name=r.player.display_name)
             if r.player
             else None,
-            feed=feed_health(r.blog),
+            feed=feed_health(r.blog, r.delivery),
             entries_this_turn=r.entries_this_turn,
         )
         for r in page.items

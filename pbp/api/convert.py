@@ -38,8 +38,15 @@ def character_out(character: Character, blog: Blog) -> s.CharacterOut:
     return out(s.CharacterOut, character, aliases=aliases, blog=out(s.BlogOut, blog))
 
 
-def feed_health(blog: Blog) -> s.FeedHealthOut | None:
-    return out(s.FeedHealthOut, blog) if blog.kind == "external" else None
+def feed_health(blog: Blog, delivery: Any = None) -> s.FeedHealthOut | None:
+    """`delivery`: the roster row's push-or-poll (pbp.services.noteworthy.websub.DeliveryMode)."""
+    if blog.kind != "external":
+        return None
+    if delivery is None:
+        return out(s.FeedHealthOut, blog, delivery="poll", last_delivery_at=blog.last_success_at)
+    return out(
+        s.FeedHealthOut, blog, delivery=delivery.mode, last_delivery_at=delivery.last_delivery_at
+    )
 
 
 def turn_out(turn: Turn, events: list[Event], readable: set[int] | None) -> s.TurnOut:

@@ -161,6 +161,13 @@ class FeedHealthOut(Out):
     failure_count: int
     last_error: str | None
     gone: bool
+    delivery: str = Field(
+        description='"push": a WebSub hub pushes the feed (polled every 6 h as well); '
+        '"poll": pbp polls it'
+    )
+    last_delivery_at: datetime | None = Field(
+        description="The last push, or the last poll that read the feed"
+    )
 
 
 class RosterRowOut(Out):

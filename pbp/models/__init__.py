@@ -68,6 +68,10 @@ from pbp.models.noteworthy import (
     Ruling,
     Turn,
 )
+from pbp.models.websub import (
+    WEBSUB_STATES,
+    WebSubSubscription,
+)
 
 __all__ = [
     "ApiToken",
@@ -113,7 +117,9 @@ __all__ = [
     "Turn",
     "UTCDateTime",
     "User",
+    "WEBSUB_STATES",
     "Watch",
+    "WebSubSubscription",
     "utcnow",
 ]
 

@@ -29,12 +29,14 @@ def init_app(app: Flask) -> None:
         times,
         tokens,
         turns,
+        websub,
     )
 
     request_size.init_app(app)  # first: refuse an oversized body before anything reads it
     headers.init_app(app)  # CSP, nosniff, Referrer-Policy on every response
     auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
     signup.init_app(app)  # /signup (PBP_SIGNUP), under the same limiter
+    websub.init_app(app)  # the WebSub callback: CSRF-exempt, under the same limiter
     nav.init_app(app)  # the campaign navigation bar, a template global
     times.init_app(app)  # the `zoned` and `iso` filters
     app.register_blueprint(public.bp)

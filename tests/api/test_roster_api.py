@@ -108,3 +108,36 @@ def test_handing_over_through_the_api(api, world, db_session):
     assert taken.status_code == 200 and taken.get_json()["invite"] is None
     db_session.expire_all()
     assert db_session.get(Character, world.characters["Fay"].id).user_id == bram_player.id
+
+
+def test_the_roster_says_push_or_poll_per_feed(api, world, db_session):
+    """A WebSub hub pushes Ada's feed; Bram's is polled (pbp.services.noteworthy.websub)."""
+    from pbp.models import WebSubSubscription
+    from pbp.services.noteworthy import blog_settings as blogs
+
+    ada, bram = (world.characters[name] for name in ("Ada", "Bram"))
+    pushed_at = datetime(2026, 7, 1, 8, 0, tzinfo=UTC)
+    polled_at = datetime(2026, 7, 1, 7, 0, tzinfo=UTC)
+    for character, when in ((ada, None), (bram, polled_at)):
+        blog = blogs.blog_of(session=db_session, character=character)
+        blog.kind, blog.feed_url = "external", f"https://{character.slug}.example/feed/"
+        blog.last_success_at = when
+        db_session.add(blog)
+    db_session.flush()
+    ada_blog = blogs.blog_of(session=db_session, character=ada)
+    db_session.add(
+        WebSubSubscription(
+            blog_id=ada_blog.id, hub_url="https://hub.example/", topic_url=ada_blog.feed_url,
+            secret="s" * 64, state="active", last_delivery_at=pushed_at,
+        )
+    )  # fmt: skip
+    db_session.commit()
+
+    rows = api.get(f"/campaigns/{world.slug}/roster", token=world.tokens["referee"]).get_json()
+    feeds = {row["character"]["name"]: row["feed"] for row in rows["items"]}
+
+    assert feeds["Ada"]["delivery"] == "push"
+    assert feeds["Ada"]["last_delivery_at"].startswith("2026-07-01T08:00")
+    assert feeds["Bram"]["delivery"] == "poll"
+    assert feeds["Bram"]["last_delivery_at"].startswith("2026-07-01T07:00")
+    assert feeds["Cleo"] is None  # the built-in blog: nothing to deliver

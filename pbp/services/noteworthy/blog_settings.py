@@ -21,6 +21,7 @@ from adapters import DiscoveredFeed, FeedError, Fetcher, check_url, discover_fee
 from pbp.db import release
 from pbp.errors import Conflict, UserError
 from pbp.models import AuditLog, Blog, Character, User
+from pbp.services.noteworthy import websub
 
 NO_FEED = (
     "No feed was found at {url}: the page declares none, and none of the usual feed "
@@ -88,7 +89,7 @@ def point_at_feed(
     blog.feed_url = feed_url
     blog.home_url = home_url
     blog.adapter_kind = None  # a new blog may be another dialect: detect it again
-    _forget_polling(blog)
+    _forget_polling(session, blog, before, now)
     session.add(blog)
     _audit(session, character, actor, now, before, blog)
     session.flush()
@@ -105,7 +106,7 @@ def set_builtin_blog(
     blog.feed_url = None
     blog.home_url = None
     blog.adapter_kind = None
-    _forget_polling(blog)
+    _forget_polling(session, blog, before, now)
     session.add(blog)
     _audit(session, character, actor, now, before, blog)
     session.flush()
@@ -182,9 +183,12 @@ def _refuse_shared_feed(session: Session, character: Character, feed_url: str) -
         raise Conflict(f"that feed is already {other.name}'s blog in this campaign")
 
 
-def _forget_polling(blog: Blog) -> None:
+def _forget_polling(session: Session, blog: Blog, before: tuple, now: datetime) -> None:
     """A new feed starts clean: no validators, no failures, due now (next_poll_at NULL is
-    polled first by pbp.services.noteworthy.polling.claim_due)."""
+    polled first by pbp.services.noteworthy.polling.claim_due), and the WebSub hub of the old one is
+    told to stop pushing it."""
+    if before != (blog.kind, blog.feed_url) and blog.id is not None:
+        websub.feed_changed(session=session, blog_id=blog.id, now=now)
     blog.etag = None
     blog.last_modified = None
     blog.content_hash = None

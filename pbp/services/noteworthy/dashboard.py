@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
-from pbp.services.noteworthy import commenters
+from pbp.services.noteworthy import commenters, websub
 from pbp.services.noteworthy import tally as tally_service
 
 SIX_TO_TWENTY_FOUR = "Noteworthy is written for 6-24 players"
@@ -23,6 +23,8 @@ class RosterRow:
     player: User | None
     blog: Blog
     entries_this_turn: int
+    # An external blog's "push" (WebSub) or "poll", with its last delivery's time.
+    delivery: websub.DeliveryMode | None = None
 
 
 @dataclass
@@ -118,7 +120,8 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
         notes = {n.id: n for n in turn_rows.notes}
         counts = Counter(e.character_id for e in turn_rows.entries)
         rulings = turn_rows.rulings
-    roster = [RosterRow(c, u, b, counts.get(c.id, 0)) for c, b, u in rows]
+    modes = websub.delivery_modes(session=session, blogs=[b for _, b, _ in rows])
+    roster = [RosterRow(c, u, b, counts.get(c.id, 0), modes.get(b.id)) for c, b, u in rows]
     board = Dashboard(
         campaign,
         turn,

@@ -39,7 +39,7 @@ from adapters.schedule import apply_ttl
 from pbp.db import writing
 from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
 from pbp.services.mail.outbox import MailSettings
-from pbp.services.noteworthy import play_mail
+from pbp.services.noteworthy import play_mail, websub
 from pbp.services.noteworthy.ingest import IngestReport, ingest_parsed
 
 DEFAULT_INTERVAL = timedelta(minutes=15)
@@ -76,6 +76,7 @@ class _Job:
     first_poll: bool
     kind: str | None
     deadline: datetime | None  # the campaign's open turn's
+    pushed_until: datetime | None = None  # a WebSub hub pushes this feed until then
 
 
 _sqlite_writers: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
@@ -215,8 +216,11 @@ def _no_renewal() -> None:
     """`poll_blog` polls one feed outside a pass: nothing to renew."""
 
 
-def _interval(deadline: datetime | None, now: datetime) -> timedelta:
-    """Poll more often in the last hour before the open turn's deadline."""
+def _interval(deadline: datetime | None, now: datetime, pushed_until=None) -> timedelta:
+    """Poll more often in the last hour before the open turn's deadline; a feed a WebSub
+    hub pushes only every few hours, in case deliveries are lost."""
+    if pushed_until and pushed_until > now:
+        return websub.PUSHED_INTERVAL
     if deadline and now <= deadline <= now + timedelta(hours=1):
         return DEADLINE_INTERVAL
     return DEFAULT_INTERVAL
@@ -236,6 +240,7 @@ def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
         )
         for campaign_id, deadline in session.exec(open_turns):
             deadlines.setdefault(campaign_id, deadline)
+        pushed = websub.pushed_until(session=session, blog_ids=blog_ids)
     return [
         _Job(
             blog_id=blog.id,
@@ -252,6 +257,7 @@ def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
             first_poll=blog.last_success_at is None,
             kind=blog.adapter_kind,
             deadline=deadlines.get(campaign_id),
+            pushed_until=pushed.get(blog.id),
         )
         for blog, campaign_id in rows
     ]
@@ -332,7 +338,8 @@ def _poll(
     # One deadline for the feed, its further pages and its comment feeds: a blog that drips
     # its answers holds a lane for PBP_FETCH_TOTAL_SECONDS at most, not that per document.
     with fetcher.budget():
-        result = fetcher.fetch(job.state, now, interval=_interval(job.deadline, now))
+        interval = _interval(job.deadline, now, job.pushed_until)
+        result = fetcher.fetch(job.state, now, interval=interval)
         outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
         if _nothing_new(job, result):
             record = _nothing_new_record(job.blog_id, result, now)
@@ -476,16 +483,47 @@ def _read_documents(fetcher, result, kind, counts, first_poll, now, outcome, ren
     return documents, comment_counts
 
 
+def store_pushed(
+    *,
+    engine: Engine,
+    blog_id: int,
+    body: bytes,
+    headers: dict[str, str],
+    now: datetime,
+    mail: MailSettings | None = None,
+) -> PollOutcome:
+    """A WebSub hub's delivery of the blog's feed (pbp.services.noteworthy.websub), parsed
+    and stored as a poll's feed is. The poll record (validators, schedule, lease) is left
+    alone: the next poll still compares with what it last fetched."""
+    (job,) = _load_jobs(engine, [blog_id])
+    outcome = PollOutcome(blog_id, "pushed")
+    try:
+        documents = [parse_feed(body, headers, job.kind)]
+        outcome.parsed_documents = 1
+    except FeedError as exc:
+        outcome.status, outcome.error = "not_a_feed", exc.message
+        return outcome
+    _store(engine, blog_id, job.campaign_id, None, documents, {}, now, outcome, mail)
+    return outcome
+
+
 def _store(engine, blog_id, campaign_id, result, documents, comment_counts, now, outcome, mail):
+    """`result` None: a pushed document, not a poll."""
     with _writing(engine), Session(engine, expire_on_commit=False) as session:
         blog = session.get(Blog, blog_id)
-        _record_poll(session, blog, result, now, outcome, campaign_id)
+        if result is not None:
+            _record_poll(session, blog, result, now, outcome, campaign_id)
+            if documents and not documents[0].is_comment_feed:
+                websub.note_hub(
+                    session=session, blog=blog, parsed=documents[0], headers=result.headers,
+                    now=now,
+                )  # fmt: skip
         for doc in documents:
             report = ingest_parsed(
                 session=session, blog=blog, parsed=doc, now=now, campaign_id=campaign_id
             )
             outcome.report.add(report)
-            if doc.ttl_minutes:
+            if doc.ttl_minutes and result is not None:
                 blog.next_poll_at = apply_ttl(blog.next_poll_at, now, doc.ttl_minutes)
         if comment_counts:
             for entry in session.exec(select(Entry).where(Entry.blog_id == blog_id)):
@@ -498,7 +536,8 @@ def _store(engine, blog_id, campaign_id, result, documents, comment_counts, now,
             _queue_play_mail(session, mail, outcome.report, now)
         # The rows were only needed for the mail; a pass's outcomes must not hold them.
         outcome.report.stored_entries, outcome.report.arrived_notes = [], []
-        blog.lease_owner, blog.lease_until = None, None
+        if result is not None:  # a push must not release a poll's claim
+            blog.lease_owner, blog.lease_until = None, None
         session.add(blog)
         session.commit()
 

@@ -1,0 +1,51 @@
+"""WebSub (W3C) subscriptions: a hub pushes a blog's feed to pbp as soon as it changes.
+
+One row per (hub, topic) pbp asked for. The row outlives a change of the blog's feed (and
+the blog itself: `blog_id` becomes NULL), so pbp can still tell the hub to stop. The
+`secret` signs every delivery (HMAC in `X-Hub-Signature`); it never leaves pbp except in
+the subscription request to the hub.
+
+States: `wanted` (to be requested), `pending` (requested, the hub has not verified it
+yet), `active` (verified; pushed until `expires_at`), `unsubscribing` (to be cancelled),
+`unsubscribe_pending` (cancellation requested), `ended`, `denied` (the hub refused).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from pbp.models.base import _choices, _created, _fk, _time
+
+WEBSUB_STATES = (
+    "wanted",
+    "pending",
+    "active",
+    "unsubscribing",
+    "unsubscribe_pending",
+    "ended",
+    "denied",
+)
+
+
+class WebSubSubscription(SQLModel, table=True):
+    __tablename__ = "websub_subscription"
+    __table_args__ = (_choices("state", WEBSUB_STATES),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    blog_id: int | None = _fk("blog.id", nullable=True, ondelete="SET NULL")
+    hub_url: str = Field(max_length=2000)
+    topic_url: str = Field(max_length=2000)
+    secret: str = Field(max_length=64)
+    state: str = Field(default="wanted", max_length=24, index=True)
+    # When the maintenance job next sends this row's request (subscribe, renew, cancel).
+    next_attempt_at: datetime | None = _time(index=True)
+    requested_at: datetime | None = _time()
+    verified_at: datetime | None = _time()
+    expires_at: datetime | None = _time()  # the lease the hub granted ends
+    renew_at: datetime | None = _time()  # a while before expires_at
+    last_delivery_at: datetime | None = _time()
+    failure_count: int = Field(default=0)
+    last_error: str | None = Field(default=None, max_length=2000)
+    created_at: datetime = _created()

@@ -1,0 +1,439 @@
+"""WebSub (W3C Recommendation): blogs whose feed names a hub are pushed to pbp, not polled.
+
+How a subscription lives (pbp.models.websub.WebSubSubscription):
+1. A poll reads a feed that names a hub (`<link rel="hub">` in the feed, or the HTTP
+   `Link` header) and its topic (`rel="self"`, else the feed's address): `note_hub` keeps
+   a `wanted` row with a random secret of its own.
+2. The scheduler's `maintain` sends the hub `hub.mode=subscribe` with the callback
+   `PBP_BASE_URL/websub/<id>`, the secret and the lease asked for, through the fetcher's
+   SSRF-guarded path (the hub is named by a player's feed), with no transaction open.
+3. The hub checks the intent with a GET to the callback (`verify`): the challenge is
+   echoed only for the topic and mode pbp asked for; the lease it grants is recorded.
+4. Each delivery (`receive`) is checked against `X-Hub-Signature` (an HMAC of the body with
+   the secret) and then stored by the poller's own path (polling.store_pushed).
+5. `maintain` renews a lease before it ends (at RENEW_AT of it), asks again when one ran
+   out, and unsubscribes rows whose blog changed feed or went away (`feed_changed`).
+
+While a subscription is active the poller still reads the feed, every PUSHED_INTERVAL, in
+case deliveries are lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import requests.utils
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from adapters import FeedError, Fetcher
+from adapters.base import ParsedFeed
+from adapters.common import safe_url
+from pbp.db import writing
+from pbp.errors import NotFound
+from pbp.models import Blog, WebSubSubscription
+
+log = logging.getLogger("pbp.websub")
+
+LEASE = timedelta(days=10)  # asked for; the hub decides (hub.lease_seconds in its GET)
+RENEW_AT = 0.8  # of the granted lease: renew with a fifth of it left
+VERIFY_WAIT = timedelta(hours=1)  # a request the hub has not verified by then is sent again
+MAX_BACKOFF = timedelta(days=1)
+MAX_UNSUBSCRIBE_TRIES = 5
+PUSHED_INTERVAL = timedelta(hours=6)  # how often a pushed feed is still polled
+SIGNATURE_METHODS = {
+    "sha1": hashlib.sha1,
+    "sha256": hashlib.sha256,
+    "sha384": hashlib.sha384,
+    "sha512": hashlib.sha512,
+}
+LIVE = ("wanted", "pending", "active")
+
+Sub = WebSubSubscription
+
+
+def callback_url(base_url: str, subscription_id: int) -> str:
+    return f"{base_url.rstrip('/')}/websub/{subscription_id}"
+
+
+# --- discovery (inside the poll's transaction: no I/O) ---------------------------------------
+
+
+def hub_and_topic(
+    parsed: ParsedFeed, headers: dict[str, str], feed_url: str
+) -> tuple[str, str] | None:
+    """The hub and topic a fetched feed names; None when it names no hub. The HTTP `Link`
+    header comes first, then the feed's own links (WebSub 4: the headers are the
+    publisher's first means; the W3C implementation report's test 104 checks the order);
+    without a `rel="self"` the topic is the feed's address."""
+    linked = {}
+    for link in requests.utils.parse_header_links(headers.get("link", "")) if headers else ():
+        for rel in (link.get("rel") or "").split():
+            linked.setdefault(rel.lower(), safe_url(link.get("url")))
+    if linked.get("hub"):
+        return linked["hub"], linked.get("self") or parsed.self_url or feed_url
+    if parsed.hub_url:
+        return parsed.hub_url, parsed.self_url or feed_url
+    return None
+
+
+def note_hub(
+    *, session: Session, blog: Blog, parsed: ParsedFeed, headers: dict[str, str], now: datetime
+) -> WebSubSubscription | None:
+    """Keep a subscription wanted for the hub and topic the blog's feed names (idempotent:
+    nothing changes while they stay the same). Another hub or topic replaces the old
+    subscription, which is cancelled, and so is one whose feed names no hub any more. A
+    hub's refusal is respected for that hub and topic."""
+    if blog.id is None:
+        return None
+    found = hub_and_topic(parsed, headers, blog.feed_url or "")
+    rows = session.exec(
+        select(Sub).where(Sub.blog_id == blog.id, Sub.state.in_((*LIVE, "denied")))
+    ).all()
+    for row in rows:
+        if found is not None and (row.hub_url, row.topic_url) == found:
+            return row
+    for row in rows:
+        _cancel(row, now)
+        session.add(row)
+    if found is None:
+        return None
+    hub, topic = found
+    sub = Sub(
+        blog_id=blog.id,
+        hub_url=hub[:2000],
+        topic_url=topic[:2000],
+        secret=secrets.token_hex(32),
+        state="wanted",
+        next_attempt_at=now,
+    )
+    session.add(sub)
+    return sub
+
+
+def feed_changed(*, session: Session, blog_id: int, now: datetime) -> None:
+    """The blog reads another feed (or none): its subscriptions are cancelled; `maintain`
+    tells the hub. Called in the transaction that changes the blog."""
+    rows = session.exec(select(Sub).where(Sub.blog_id == blog_id, Sub.state.in_(LIVE))).all()
+    for row in rows:
+        _cancel(row, now)
+        session.add(row)
+
+
+def _cancel(row: WebSubSubscription, now: datetime) -> None:
+    if row.state in ("pending", "active"):
+        row.state, row.next_attempt_at, row.failure_count = "unsubscribing", now, 0
+    elif row.state == "wanted":
+        row.state = "ended"  # never asked for: nothing to tell the hub
+
+
+# --- the hub's verification of intent ------------------------------------------------------
+
+
+def verify(
+    *,
+    session: Session,
+    subscription_id: int,
+    mode: str,
+    topic: str,
+    challenge: str,
+    lease_seconds: str | None,
+    reason: str | None,
+    now: datetime,
+) -> str:
+    """The hub asks whether pbp really wants `mode` for `topic` (WebSub 5.3): the answer
+    is the challenge, echoed, or NotFound (a 404) when pbp did not ask for that. A
+    subscription's granted lease is recorded. A denial (5.2) is recorded too.
+
+    Its transaction is a writer from the start (pbp.db.writing): on SQLite one that read
+    first could not write after a concurrent commit (the upkeep's, say)."""
+    with writing():
+        return _verify(session, subscription_id, mode, topic, challenge, lease_seconds, reason, now)
+
+
+def _verify(session, subscription_id, mode, topic, challenge, lease_seconds, reason, now) -> str:
+    row = session.get(Sub, subscription_id)
+    if row is None or row.topic_url != topic:
+        raise NotFound("no such subscription")
+    if mode == "denied":
+        if row.state not in ("wanted", "pending", "active"):
+            raise NotFound("no such subscription")
+        row.state, row.last_error = "denied", (reason or "the hub refused")[:2000]
+        row.next_attempt_at = None
+        session.add(row)
+        return ""
+    if not challenge:
+        raise NotFound("a verification needs hub.challenge")
+    if mode == "subscribe" and row.state in ("pending", "active") and row.blog_id is not None:
+        lease = _seconds(lease_seconds) or LEASE
+        row.state, row.verified_at = "active", now
+        row.expires_at, row.renew_at = now + lease, now + lease * RENEW_AT
+        row.next_attempt_at, row.failure_count, row.last_error = None, 0, None
+        session.add(row)
+        return challenge
+    if mode == "unsubscribe" and row.state in ("unsubscribing", "unsubscribe_pending"):
+        row.state, row.next_attempt_at = "ended", None
+        session.add(row)
+        return challenge
+    raise NotFound("no such subscription")
+
+
+def _seconds(value: str | None) -> timedelta | None:
+    try:
+        seconds = int((value or "").strip())
+    except ValueError:
+        return None
+    return timedelta(seconds=seconds) if seconds > 0 else None
+
+
+# --- deliveries ---------------------------------------------------------------------------
+
+
+def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
+    """`X-Hub-Signature: method=hexdigest`, the HMAC of the body with the secret (WebSub 8);
+    sha1, sha256, sha384 or sha512."""
+    method, _, digest = (header or "").strip().partition("=")
+    algorithm = SIGNATURE_METHODS.get(method.strip().lower())
+    if algorithm is None or not digest:
+        return False
+    expected = hmac.new(secret.encode(), body, algorithm).hexdigest()
+    return hmac.compare_digest(expected, digest.strip().lower())
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What became of one delivery: `stored`, or `refused` / `ignored` / `retry` with the
+    reason."""
+
+    outcome: str
+    reason: str | None = None
+    new_entries: int = 0
+
+
+def receive(
+    *,
+    engine: Engine,
+    subscription_id: int,
+    body: bytes,
+    headers: dict[str, str],
+    now: datetime,
+    mail=None,
+) -> Delivery:
+    """A hub's delivery of the topic's new content. A missing or wrong signature is refused
+    (logged, body ignored); otherwise the body is parsed and stored as a poll's feed is
+    (polling.store_pushed). The subscription is read in a short transaction of its own and
+    none is open while the body is parsed."""
+    from pbp.services.noteworthy import polling  # polling imports this module for the push interval
+
+    with Session(engine) as session:
+        row = session.get(Sub, subscription_id)
+        if row is None:
+            raise NotFound("no such subscription")
+        secret, state, blog_id = row.secret, row.state, row.blog_id
+    lowered = {k.lower(): v for k, v in headers.items()}
+    if not signature_ok(secret, body, lowered.get("x-hub-signature")):
+        reason = "missing signature" if not lowered.get("x-hub-signature") else "bad signature"
+        log.warning("websub %s: delivery refused: %s", subscription_id, reason)
+        return Delivery("refused", reason)
+    if state != "active" or blog_id is None:
+        log.info("websub %s: delivery ignored: subscription %s", subscription_id, state)
+        return Delivery("ignored", f"subscription {state}")
+    try:
+        outcome = polling.store_pushed(
+            engine=engine, blog_id=blog_id, body=body, headers=lowered, now=now, mail=mail
+        )
+    except sa.exc.IntegrityError:
+        # On PostgreSQL a poll of the same feed may store the same new entry at the same
+        # moment: one of the two inserts loses. The hub is asked to send it again.
+        log.warning("websub %s: delivery raced a poll; asking the hub to retry", subscription_id)
+        return Delivery("retry", "stored by a poll at the same moment")
+    with writing(), Session(engine) as session:
+        session.execute(
+            sa.update(Sub).where(Sub.id == subscription_id).values(last_delivery_at=now)
+        )
+        session.commit()
+    if outcome.error:
+        log.warning("websub %s: delivery not stored: %s", subscription_id, outcome.error)
+        return Delivery("ignored", outcome.error)
+    return Delivery("stored", new_entries=outcome.report.new_entries)
+
+
+# --- what the poller and the roster need --------------------------------------------------
+
+
+def pushed_until(*, session: Session, blog_ids: list[int]) -> dict[int, datetime]:
+    """For the blogs among `blog_ids` a hub pushes: when the granted lease ends."""
+    if not blog_ids:
+        return {}
+    rows = session.exec(
+        select(Sub.blog_id, Sub.expires_at).where(
+            Sub.blog_id.in_(blog_ids), Sub.state == "active", Sub.expires_at.is_not(None)
+        )
+    )
+    return {blog_id: expires for blog_id, expires in rows}
+
+
+@dataclass(frozen=True)
+class DeliveryMode:
+    mode: str  # "push" or "poll"
+    last_delivery_at: datetime | None  # the last push, or the last poll that read the feed
+
+
+def delivery_modes(*, session: Session, blogs: list[Blog]) -> dict[int, DeliveryMode]:
+    """ "push" or "poll" per external blog, with the time of its last delivery. A lease that
+    ran out stops counting as push at the next upkeep (`maintain`, every minute)."""
+    external = [b for b in blogs if b.kind == "external" and b.id is not None]
+    if not external:
+        return {}
+    rows = session.exec(
+        select(Sub.blog_id, Sub.last_delivery_at).where(
+            Sub.blog_id.in_([b.id for b in external]), Sub.state == "active"
+        )
+    ).all()
+    pushed = dict(rows)
+    return {
+        blog.id: DeliveryMode("push", pushed[blog.id])
+        if blog.id in pushed
+        else DeliveryMode("poll", blog.last_success_at)
+        for blog in external
+    }
+
+
+# --- the scheduler's job: subscribe, renew, expire, unsubscribe ----------------------------
+
+
+@dataclass(frozen=True)
+class _Request:
+    id: int
+    mode: str
+    hub_url: str
+    topic_url: str
+    secret: str
+
+
+def maintain(
+    *,
+    engine: Engine,
+    fetcher: Fetcher,
+    base_url: str,
+    now: datetime,
+    lease: timedelta = LEASE,
+) -> dict[int, str]:
+    """One round of subscription upkeep; returns {subscription id: what happened}. The
+    requests to hubs run with no transaction open; each result is written after."""
+    requests_due = _due_requests(engine, now)
+    results = {}
+    for request in requests_due:
+        data = {
+            "hub.mode": request.mode,
+            "hub.topic": request.topic_url,
+            "hub.callback": callback_url(base_url, request.id),
+        }
+        if request.mode == "subscribe":
+            data["hub.secret"] = request.secret
+            data["hub.lease_seconds"] = str(int(lease.total_seconds()))
+        error = _send(fetcher, request.hub_url, data)
+        _record(engine, request, error, now)
+        results[request.id] = f"{request.mode}: {error or 'requested'}"
+    return results
+
+
+def _due_requests(engine: Engine, now: datetime) -> list[_Request]:
+    """Moves rows whose time came (a lease ended, a verification never came, a blog went
+    away), then lists the requests to send."""
+    due = sa.or_(Sub.next_attempt_at.is_(None), Sub.next_attempt_at <= now)
+    with writing(), Session(engine) as session:
+        for row in session.exec(select(Sub).where(Sub.state.in_(LIVE), Sub.blog_id.is_(None))):
+            _cancel(row, now)  # its blog was deleted
+            session.add(row)
+        expired = select(Sub).where(Sub.state == "active", Sub.expires_at <= now)
+        for row in session.exec(expired):
+            log.info("websub %s: lease ended; subscribing again", row.id)
+            row.state, row.next_attempt_at = "wanted", now
+            session.add(row)
+        unverified = select(Sub).where(
+            Sub.state == "pending", Sub.requested_at <= now - VERIFY_WAIT
+        )
+        for row in session.exec(unverified):
+            row.state, row.last_error = "wanted", "the hub never verified the subscription"
+            session.add(row)
+        waited = select(Sub).where(
+            Sub.state == "unsubscribe_pending", Sub.requested_at <= now - VERIFY_WAIT
+        )
+        for row in session.exec(waited):
+            row.state = "ended"  # the hub never checked: nothing more pbp can do
+            session.add(row)
+        session.commit()
+        subscribe = select(Sub).where(
+            due,
+            sa.or_(
+                Sub.state == "wanted",
+                sa.and_(Sub.state == "active", Sub.renew_at <= now),
+            ),
+        )
+        unsubscribe = select(Sub).where(due, Sub.state == "unsubscribing")
+        found = []
+        for row in session.exec(subscribe.order_by(Sub.id)):
+            found.append(_Request(row.id, "subscribe", row.hub_url, row.topic_url, row.secret))
+            # Before the request: a hub may verify before it even answers it.
+            row.state = "pending" if row.state == "wanted" else row.state
+            _requested(session, row, now)
+        for row in session.exec(unsubscribe.order_by(Sub.id)):
+            found.append(_Request(row.id, "unsubscribe", row.hub_url, row.topic_url, row.secret))
+            row.state = "unsubscribe_pending"
+            _requested(session, row, now)
+        session.commit()
+    return found
+
+
+def _send(fetcher: Fetcher, hub_url: str, data: dict[str, str]) -> str | None:
+    """None when the hub accepted the request (2xx, 202 by the spec), else the reason."""
+    try:
+        answer = fetcher.post_form(hub_url, data)
+    except FeedError as exc:
+        return exc.message
+    if 200 <= answer.status < 300:
+        return None
+    text = answer.body[:300].decode("utf-8", "replace").strip()
+    return f"the hub answered HTTP {answer.status}" + (f": {text}" if text else "")
+
+
+def _requested(session: Session, row: WebSubSubscription, now: datetime) -> None:
+    # Until the hub verifies (a renewal stays active meanwhile): not sent again.
+    row.requested_at, row.next_attempt_at = now, now + VERIFY_WAIT
+    session.add(row)
+
+
+def _record(engine: Engine, request: _Request, error: str | None, now: datetime) -> None:
+    """A refused request is tried again later, backing off; the verification that follows
+    an accepted one is `verify`'s to record."""
+    with writing(), Session(engine) as session:
+        row = session.get(Sub, request.id)
+        if row is None:
+            return
+        if error is None:
+            # One statement, so a verification that raced ahead (and may have recorded a
+            # denial) is not overwritten by what this session read before it.
+            session.execute(
+                sa.update(Sub)
+                .where(Sub.id == row.id, Sub.state.in_(("pending", "unsubscribe_pending")))
+                .values(failure_count=0, last_error=None)
+            )
+        else:
+            log.warning("websub %s: %s refused: %s", request.id, request.mode, error)
+            row.failure_count += 1
+            row.last_error = error[:2000]
+            row.next_attempt_at = now + min(timedelta(minutes=2**row.failure_count), MAX_BACKOFF)
+            if row.state == "pending":
+                row.state = "wanted"
+            elif row.state == "unsubscribe_pending":
+                gave_up = row.failure_count >= MAX_UNSUBSCRIBE_TRIES
+                row.state = "ended" if gave_up else "unsubscribing"
+        session.add(row)
+        session.commit()

@@ -1,0 +1,81 @@
+"""The WebSub callback (blueprint `websub`), where hubs reach pbp (pbp.services.noteworthy.websub).
+
+    GET  /websub/<id>   the hub's verification of intent: the challenge echoed, or 404
+    POST /websub/<id>   a delivery of the feed's new content
+
+Hubs carry no cookies or CSRF token: the route is exempt from CSRF. A delivery is
+authenticated by its `X-Hub-Signature` instead. One with a missing or wrong signature is
+refused with 403 and logged, its body ignored (WebSub lets a subscriber answer 2xx there
+too; pbp's secrets are 256 random bits, so guessing is hopeless and the 4xx tells a
+misconfigured hub what is wrong). A delivery that is signed but unusable (the
+subscription was cancelled, the body is no feed) is acknowledged with 202 and ignored: the
+hub cannot do better by sending it again. One that raced a poll storing the same entry on
+PostgreSQL gets 503, and the hub sends it again. POSTs are rate limited per client address
+(`PBP_WEBSUB_LIMIT`) and capped in size like every request (pbp.request_size).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, current_app, request
+
+from pbp.db import database, get_session, release
+from pbp.models import utcnow
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import websub
+
+bp = Blueprint("websub", __name__)
+
+WEBSUB_LIMIT = "300 per minute"  # a busy hub pushes many blogs from one address
+TEXT = {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"}
+
+
+def init_app(app: Flask) -> None:
+    """Register the callback, CSRF-exempt and limited (call after pbp.web.auth)."""
+    from pbp.web.auth import csrf
+
+    app.register_blueprint(bp)
+    csrf.exempt(deliver)
+    limiter = app.extensions["pbp_limiter"]  # made by pbp.rate_limits
+    limit = limiter.limit(app.config.get("PBP_WEBSUB_LIMIT", WEBSUB_LIMIT), methods=["POST"])
+    app.view_functions["websub.deliver"] = limit(app.view_functions["websub.deliver"])
+
+
+def _now():
+    return current_app.config.get("PBP_CLOCK", utcnow)()
+
+
+@bp.get("/websub/<int:subscription_id>")
+def verify(subscription_id: int):
+    session = get_session()
+    challenge = websub.verify(
+        session=session,
+        subscription_id=subscription_id,
+        mode=request.args.get("hub.mode", ""),
+        topic=request.args.get("hub.topic", ""),
+        challenge=request.args.get("hub.challenge", ""),
+        lease_seconds=request.args.get("hub.lease_seconds"),
+        reason=request.args.get("hub.reason"),
+        now=_now(),
+    )
+    session.commit()
+    return challenge, 200, TEXT
+
+
+@bp.post("/websub/<int:subscription_id>")
+def deliver(subscription_id: int):
+    # The delivery opens its own short transactions (the poller's); none of the request's
+    # may stay open across the parse.
+    release(get_session())
+    delivery = websub.receive(
+        engine=database(current_app).engine,
+        subscription_id=subscription_id,
+        body=request.get_data(),
+        headers=dict(request.headers),
+        now=_now(),
+        mail=MailSettings.from_config(current_app.config),
+    )
+    if delivery.outcome == "refused":
+        return f"refused: {delivery.reason}\n", 403, TEXT
+    if delivery.outcome == "retry":  # hubs send a delivery again after a failure
+        return f"retry: {delivery.reason}\n", 503, {**TEXT, "Retry-After": "5"}
+    return f"{delivery.outcome}\n", 202, TEXT
