@@ -5,11 +5,14 @@
 - the pages: `PASSWORD`, `csrf_token`, `post_form`, `AuthActions` (accounts and logging in
   through the real pages), `auth_for`, the web clock `T0` / `Clock`;
 - the API: `wire`, `Api` (calls /api/v1 with a bearer token), `make_token`, `ROLES`, `API_NOW`;
+- the browser: `log_in`, `no_horizontal_scroll`, `UNLABELLED_FIELDS`, `make_account` (a
+  committed account with PASSWORD, hashed once per run);
 - the adapters' feed files: `FEED_FIXTURES`, `fixture_bytes`, `FEED_NOW`.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import uuid
@@ -207,3 +210,44 @@ FEED_NOW = datetime(2024, 4, 3, 12, 0, tzinfo=UTC)
 
 def fixture_bytes(name: str) -> bytes:
     return (FEED_FIXTURES / name).read_bytes()
+
+
+# -- the browser tests' steps (tests/browser) ----------------------------------------------
+
+
+def log_in(page, email: str, password: str = PASSWORD) -> None:
+    page.goto("/login")
+    page.locator("#email").fill(email)
+    page.locator("#password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r"^(?!.*/login).*$"))
+
+
+def no_horizontal_scroll(page, width: int) -> int:
+    scroll = page.evaluate("document.scrollingElement.scrollWidth")
+    assert scroll <= width + 1, f"{page.url} scrolls sideways: {scroll}px wide at {width}px"
+    return scroll
+
+
+UNLABELLED_FIELDS = """() => Array.from(document.querySelectorAll(
+    'input:not([type=hidden]), select, textarea')).filter(el =>
+      !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+      && !el.getAttribute('aria-labelledby')).map(el => el.outerHTML.slice(0, 120))"""
+
+
+_browser_seq = itertools.count(1)
+
+
+@functools.cache
+def _password_hash() -> str:
+    return accounts.hash_password(PASSWORD)  # scrypt takes ~0.5 s: hash once per run
+
+
+def make_account(session: Session, name: str) -> User:
+    user = campaigns.create_user(
+        session=session, email=f"{name.lower()}{next(_browser_seq)}@browser.test", display_name=name
+    )
+    user.password_hash = _password_hash()
+    session.add(user)
+    session.flush()
+    return user

@@ -16,10 +16,8 @@ Screenshots go to test-output/screenshots/ (gitignored); a failing test also lea
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -32,10 +30,10 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 
 from pbp import create_app, migrate
 from pbp.db import make_engine
-from pbp.models import Campaign, User, utcnow
+from pbp.models import Campaign, utcnow
 from pbp.services import campaigns
-from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import turns
+from tests.helpers import make_account
 
 CHROMIUM = os.environ.get("PBP_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -47,7 +45,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-PASSWORD = "correct horse battery staple"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 TIMEOUT_MS = 15_000  # generous: a busy machine hashes passwords (scrypt) slowly
 _seq = itertools.count(1)
@@ -197,29 +194,6 @@ def shoot() -> Callable[[object, str], Path]:
     return save
 
 
-# --- actions through the pages -------------------------------------------------------
-
-
-def log_in(page, email: str, password: str = PASSWORD) -> None:
-    page.goto("/login")
-    page.locator("#email").fill(email)
-    page.locator("#password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"^(?!.*/login).*$"))
-
-
-def no_horizontal_scroll(page, width: int) -> int:
-    scroll = page.evaluate("document.scrollingElement.scrollWidth")
-    assert scroll <= width + 1, f"{page.url} scrolls sideways: {scroll}px wide at {width}px"
-    return scroll
-
-
-UNLABELLED_FIELDS = """() => Array.from(document.querySelectorAll(
-    'input:not([type=hidden]), select, textarea')).filter(el =>
-      !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
-      && !el.getAttribute('aria-labelledby')).map(el => el.outerHTML.slice(0, 120))"""
-
-
 # --- committed test data through the services ----------------------------------------
 
 
@@ -230,21 +204,6 @@ class SeededGame:
     emails: dict[str, str] = field(default_factory=dict)  # character name -> player's email
     ids: dict[str, int] = field(default_factory=dict)  # character name -> character id
     entry_url: str = ""  # set by fixtures that post an entry
-
-
-@functools.cache
-def _password_hash() -> str:
-    return accounts.hash_password(PASSWORD)  # scrypt takes ~0.5 s: hash once per run
-
-
-def make_account(session: Session, name: str) -> User:
-    user = campaigns.create_user(
-        session=session, email=f"{name.lower()}{next(_seq)}@browser.test", display_name=name
-    )
-    user.password_hash = _password_hash()
-    session.add(user)
-    session.flush()
-    return user
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from sqlmodel import select
 
 from pbp.models import Entry
-from tests.browser.conftest import log_in
+from tests.helpers import log_in
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 from pbp.models import utcnow
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
-from tests.browser.conftest import log_in, make_account
+from tests.helpers import log_in, make_account
 
 pytestmark = pytest.mark.browser
 

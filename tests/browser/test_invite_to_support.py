@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbp.services import campaigns
-from tests.browser.conftest import PASSWORD, log_in, make_account
+from tests.helpers import PASSWORD, log_in, make_account
 
 pytestmark = pytest.mark.browser
 

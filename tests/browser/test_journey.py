@@ -33,7 +33,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbp.services.mail import send as mail_send
-from tests.browser.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.browser
 

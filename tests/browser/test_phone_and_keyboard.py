@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from pbp.models import Character, utcnow
 from pbp.services.noteworthy import hosted_blog as blog
-from tests.browser.conftest import UNLABELLED_FIELDS, log_in, no_horizontal_scroll
+from tests.helpers import UNLABELLED_FIELDS, log_in, no_horizontal_scroll
 
 pytestmark = pytest.mark.browser
 PHONE = 375
