@@ -4,7 +4,7 @@
 
 Syntax (keys and kinds are case-insensitive; anything after ``#`` is a label)::
 
-    /roll <expression>                                  generic, see dice_expr
+    /roll <expression>                                  generic, see expr
     /roll one [check] skill=S [mod=M]                   2d6 <= S + M
     /roll one contest skill=S vs=V [mod=M] [vsmod=N]    Contest of Skill
     /roll one quick skill=S vs=V [mod=M] [vsmod=N]      Quick Contest

@@ -17,7 +17,7 @@ Either way a per-roll generator means swapping a process-wide global under a loc
 monkeypatch that breaks silently when d20 moves the call (as main already has). d20 1.1.2 also
 pins the abandoned ``lark-parser`` 0.9, whose import raises a DeprecationWarning
 (``sre_parse``) that our ``filterwarnings = error`` turns into a failure. The subset we
-document (NdM, +/-K, khN/klN, ``!``, ``>=N``) is ~250 lines in `dice_expr`.
+document (NdM, +/-K, khN/klN, ``!``, ``>=N``) is ~250 lines in `expr`.
 """
 
 from __future__ import annotations

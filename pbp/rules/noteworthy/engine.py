@@ -32,11 +32,11 @@ and every :class:`AppliedRuling`. Each carries human-readable ``explanation`` te
 Times are ``datetime`` objects, all timezone-aware (or all naive) so they compare. Ids may be
 ints or strings; a ruling's ids may be the text form of an int id (from a web form).
 
-The implementation is split by topic: ``noteworthy_model`` (the records above),
-``noteworthy_text`` (moods, stances, targets), ``noteworthy_context`` (rulings and the
-turn's cast), ``noteworthy_challenges`` (which entries are valid challenges),
-``noteworthy_positions`` (which notes count), ``noteworthy_resolve`` (mutual challenges,
-majorities, standings) and ``noteworthy_final`` (endgame and provocation).
+The implementation is split by topic: ``model`` (the records above),
+``text`` (moods, stances, targets), ``context`` (rulings and the
+turn's cast), ``challenges`` (which entries are valid challenges),
+``positions`` (which notes count), ``resolve`` (mutual challenges,
+majorities, standings) and ``final`` (endgame and provocation).
 """
 
 from __future__ import annotations

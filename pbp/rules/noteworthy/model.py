@@ -245,7 +245,7 @@ class Settings:
     aliases: Mapping[str, CharacterId] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # Imported here because noteworthy_text imports this module's records.
+        # Imported here because text imports this module's records.
         from pbp.rules.noteworthy.text import normalize_mood
 
         if self.opening_turns < 0:

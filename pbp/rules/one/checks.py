@@ -1,6 +1,6 @@
 """ONE (rules/one.txt, Anthony Salter 1998): characters, skill checks, contests, wounds, healing.
 
-Pure code: checks take a dice source; the combat segments and tracker are in `one_combat.py`.
+Pure code: checks take a dice source; the combat segments and tracker are in `combat.py`.
 Readings of places where the text is open are marked "Reading:" in the docstrings.
 """
 

@@ -1,4 +1,4 @@
-"""Sex & Violence: contests, bids and the top card (the aces are in ``sex_and_violence_aces``).
+"""Sex & Violence: contests, bids and the top card (the aces are in ``aces``).
 
 A contest runs: the GM opens it (:func:`open_contest`) → the player bids (:func:`bid`) →
 defenders answer an Intimidation or Lethal blow ace (:func:`respond_to_ace`) → each part of

@@ -4,11 +4,11 @@ Every action is a pure function ``game (+ rng) -> Outcome(game, events)``; illeg
 :class:`SexAndViolenceError`. This module is the public face of the ruleset and re-exports the
 contest, mayhem and replenishing actions from its siblings:
 
-* ``sex_and_violence_state``     – the frozen state and its JSON form
-* ``sex_and_violence_contest``   – contests, bids, the top card
-* ``sex_and_violence_aces``      – the aces of sex and violence scenes
-* ``sex_and_violence_mayhem``    – wounds, cancelling, death
-* ``sex_and_violence_replenish`` – flipping face cards, appeals, stacking the deck
+* ``state``     – the frozen state and its JSON form
+* ``contest``   – contests, bids, the top card
+* ``aces``      – the aces of sex and violence scenes
+* ``mayhem``    – wounds, cancelling, death
+* ``replenish`` – flipping face cards, appeals, stacking the deck
 """
 
 from __future__ import annotations
