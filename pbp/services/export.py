@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlmodel import Session, select
 
 from adapters.sanitize import ALLOWED_TAGS, LINK_REL, URL_SCHEMES
-from pbp import ROOT
+from pbp import ROOT, links
 from pbp.models import (
     AuditLog,
     AuthorAlias,
@@ -256,7 +256,7 @@ def _entry_base(entry: Entry, author: Character, campaign: Campaign, base_url: s
     if web_url(entry.url):
         return entry.url
     if base_url:
-        return f"{base_url.rstrip('/')}/c/{campaign.slug}/{author.slug}/{entry.id}"
+        return links.absolute(base_url, links.entry(campaign.slug, author.slug, entry.id))
     return None
 
 

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
+from pbp import links
 from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import Campaign, Character, Invite, User
 from pbp.services import campaigns
@@ -31,7 +32,7 @@ class OpenInvite:
 
 def invite_url(*, invite: Invite, secret_key: str, base_url: str) -> str:
     token = accounts.invite_token(invite=invite, secret_key=secret_key)
-    return f"{base_url.rstrip('/')}/invite/{token}"
+    return links.absolute(base_url, links.invite(token))
 
 
 def open_invite_links(

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, render_template
 
+from pbp import links
 from pbp.db import get_session
 from pbp.services import campaigns
 from pbp.services.noteworthy import outgoing_feeds as feeds
@@ -45,7 +46,11 @@ def campaign_feed(slug: str):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     items = feeds.campaign_items(session=session, campaign=campaign)
     return _atom(
-        campaign.name, f"/c/{slug}/feed.atom", f"/c/{slug}/", items, _tag("campaign", campaign.id)
+        campaign.name,
+        links.campaign_feed(slug),
+        links.campaign(slug),
+        items,
+        _tag("campaign", campaign.id),
     )
 
 
@@ -56,8 +61,8 @@ def events_feed(slug: str):
     items = feeds.event_items(session=session, campaign=campaign)
     return _atom(
         f"{campaign.name}: events",
-        f"/c/{slug}/events.atom",
-        f"/c/{slug}/events",
+        links.events_feed(slug),
+        links.turns(slug),
         items,
         _tag("events", campaign.id),
     )
@@ -71,8 +76,8 @@ def blog_feed(slug: str, character: str):
     items = feeds.blog_entries(session=session, campaign=campaign, character=who)
     return _atom(
         who.name,
-        f"/c/{slug}/{character}/feed.atom",
-        f"/c/{slug}/{character}/",
+        links.blog_feed(slug, character),
+        links.character(slug, character),
         items,
         _tag("blog", who.id),
     )
@@ -86,8 +91,8 @@ def notes_feed(slug: str, character: str):
     items = feeds.blog_notes(session=session, campaign=campaign, character=who)
     return _atom(
         f"Notes on {who.name}'s blog",
-        f"/c/{slug}/{character}/comments.atom",
-        f"/c/{slug}/{character}/",
+        links.notes_feed(slug, character),
+        links.character(slug, character),
         items,
         _tag("notes", who.id),
     )

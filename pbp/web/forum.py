@@ -26,6 +26,7 @@ from flask import (
 )
 from markupsafe import escape
 
+from pbp import links
 from pbp.db import get_session
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import Campaign, utcnow
@@ -235,7 +236,7 @@ def _feed_item(campaign: Campaign, post: forum.PostView, title: str) -> FeedItem
         published=post.created_at,
         updated=post.edited_at or post.created_at,
         author=post.author,
-        link_path=f"/c/{campaign.slug}/forum/t/{post.thread_id}#post-{post.id}",
+        link_path=links.post(campaign.slug, post.thread_id, post.id),
     )
 
 

@@ -111,3 +111,16 @@ def test_events_feed_leaves_out_tailored_texts(client, db_session, game):
 def test_unknown_character_feed_is_404(client, game):
     campaign, _, _ = game
     assert client.get(f"/c/{campaign.slug}/nobody/feed.atom").status_code == 404
+
+
+@pytest.mark.parametrize("feed", ["feed.atom", "events.atom", "ada/feed.atom", "ada/comments.atom"])
+def test_every_link_in_a_feed_answers(client, game, feed):
+    """A reader follows the feed's and each item's link to a page here (the events feed
+    once linked a page no route answered)."""
+    campaign, ada, _ = game
+    parsed, _ = parse(client, f"/c/{campaign.slug}/{feed.replace('ada', ada.slug)}")
+    hrefs = [parsed.feed.link] + [item.link for item in parsed.entries]
+    assert len(hrefs) > 1
+    for href in hrefs:
+        path = href.removeprefix("http://pbp.test").split("#")[0]
+        assert client.get(path).status_code == 200, href

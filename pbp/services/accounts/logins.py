@@ -24,6 +24,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from pbp import links
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import ROLES, AuditLog, Campaign, Character, Invite, Membership, User
 from pbp.services import campaigns
@@ -122,7 +123,7 @@ def create_invite(
     session.add(invite)
     session.flush()
     token = invite_token(invite=invite, secret_key=secret_key)
-    url = f"{base_url.rstrip('/')}/invite/{token}"
+    url = links.absolute(base_url, links.invite(token))
     _audit(
         session=session,
         now=now,
@@ -451,7 +452,7 @@ def issue_reset_link(*, user: User, secret_key: str, base_url: str, now: datetim
     expires_at = now + RESET_TTL
     payload = {"u": user.id, "h": _fingerprint(user.password_hash), "e": _stamp(expires_at)}
     token = _reset_serializer(secret_key).dumps(payload)
-    url = f"{base_url.rstrip('/')}/reset/{token}"
+    url = links.absolute(base_url, links.password_reset(token))
     return IssuedReset(user=user, token=token, url=url, expires_at=expires_at)
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from itsdangerous import BadSignature, URLSafeSerializer
 from sqlmodel import Session
 
+from pbp import links
 from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import User
 from pbp.services import campaigns
@@ -151,7 +152,7 @@ def _mail_link(
     # The issue time makes each re-send a new link (and a new mail in the outbox).
     payload = {"u": user.id, "e": int(expires_at.timestamp()), "n": now.timestamp()}
     token = _serializer(secret_key).dumps(payload)
-    url = f"{base_url.rstrip('/')}/signup/confirm/{token}"
+    url = links.absolute(base_url, links.signup_confirmation(token))
     settings = mail_service.MailSettings(base_url.rstrip("/"), secret_key, mail_from)
     mail_service.queue_signup_confirmation(
         session=session, settings=settings, user=user, url=url, now=now

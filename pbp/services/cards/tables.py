@@ -25,6 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from pbp import links
 from pbp.errors import REFUSALS, Conflict, Forbidden, NotFound, UserError
 from pbp.models import Campaign, User
 from pbp.models.cards import CARD_RULESETS, CardEvent, CardGame
@@ -358,7 +359,7 @@ def _announce(
     public = events_for(events, Viewer.spectator())
     lines = [" ".join(str(e["text"]).split()) for e in public]
     lines = [line for line in lines if line] or ["The table changed."]
-    url = f"{mail.base_url}/c/{campaign.slug}/forum/t/{thread.id}/cards"
+    url = links.absolute(mail.base_url, links.card_table(campaign.slug, thread.id))
     body = f"**At the table** ([look]({url}))\n\n" + "\n".join(f"- {line}" for line in lines)
     public = forum.visible_posts(
         session=session, campaign=campaign, viewer=forum.ANONYMOUS, thread=thread

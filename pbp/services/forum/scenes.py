@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from adapters.sanitize import text_to_html
-from pbp import limits
+from pbp import limits, links
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.markup import TooIntricate, render_markdown
@@ -700,7 +700,7 @@ def _notify(
         if not can_see_post(post, viewer, recipient_ids):
             continue
         (view,) = _views(session, campaign, [post], viewer)
-        url = f"{mail.base_url}/c/{campaign.slug}/forum/t/{thread.id}#post-{post.id}"
+        url = links.absolute(mail.base_url, links.post(campaign.slug, thread.id, post.id))
         queue_message(
             session=session,
             settings=mail,

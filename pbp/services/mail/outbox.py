@@ -29,7 +29,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from markupsafe import Markup, escape
 from sqlmodel import Session, select
 
-from pbp import ROOT
+from pbp import ROOT, links
 from pbp.errors import NotFound, UserError
 from pbp.markup import plain_text
 from pbp.models import (
@@ -145,7 +145,7 @@ def unsubscribe_url(settings: MailSettings, membership: Membership, preference: 
     token = unsubscribe_token(
         secret_key=settings.secret_key, membership_id=membership.id, preference=preference
     )
-    return f"{settings.base_url}/mail/unsubscribe/{token}"
+    return links.absolute(settings.base_url, links.unsubscribe(token))
 
 
 @dataclass
@@ -238,7 +238,7 @@ def render(template: str, **context) -> tuple[str, str]:
 
 
 def turn_url(settings: MailSettings, campaign: Campaign, number: int) -> str:
-    return f"{settings.base_url}/c/{campaign.slug}/turns/{number}"
+    return links.absolute(settings.base_url, links.turn(campaign.slug, number))
 
 
 # -- queueing -------------------------------------------------------------------------------
@@ -336,7 +336,7 @@ def _queue_templated(
         campaign=campaign,
         user=user,
         base_url=settings.base_url,
-        campaign_url=f"{settings.base_url}/c/{campaign.slug}/",
+        campaign_url=links.absolute(settings.base_url, links.campaign(campaign.slug)),
         unsubscribe_url=unsubscribe,
         unsubscribe_label=PREFERENCE_LABELS.get(preference or "", ""),
         **context,
@@ -502,7 +502,7 @@ def _owner(session: Session, character_id: int | None):
 
 def entry_url(settings: MailSettings, campaign: Campaign, character: Character, entry: Entry):
     """The entry's page on pbp (external entries have one too, with their notes)."""
-    return f"{settings.base_url}/c/{campaign.slug}/{character.slug}/{entry.id}"
+    return links.absolute(settings.base_url, links.entry(campaign.slug, character.slug, entry.id))
 
 
 NOTE_EXCERPT = 300  # characters of each note quoted in the mail

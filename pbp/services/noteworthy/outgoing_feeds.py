@@ -8,6 +8,7 @@ from datetime import datetime
 from markupsafe import escape
 from sqlmodel import Session, select
 
+from pbp import links
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 
@@ -55,7 +56,7 @@ def _entry_item(campaign: Campaign, entry: Entry, author: Character) -> FeedItem
         updated=entry.updated_at or published,
         author=author.name,
         mood=entry.mood_raw,
-        link_path=f"/c/{campaign.slug}/{author.slug}/{entry.id}",
+        link_path=links.entry(campaign.slug, author.slug, entry.id),
     )
 
 
@@ -90,7 +91,7 @@ def blog_notes(*, session: Session, campaign: Campaign, character: Character) ->
                 published=published,
                 updated=published,
                 author=author.name if author else note.author_name,
-                link_path=f"/c/{campaign.slug}/{character.slug}/{note.entry_id}#note-{note.id}",
+                link_path=links.note(campaign.slug, character.slug, note.entry_id, note.id),
                 in_reply_to=note.entry_id,
             )
         )
@@ -115,7 +116,7 @@ def event_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:
             published=event.created_at,
             updated=event.created_at,
             author="The referee",
-            link_path=f"/c/{campaign.slug}/events#turn-{turn.number}",
+            link_path=links.turn(campaign.slug, turn.number),
         )
         for event, turn in rows
     ]

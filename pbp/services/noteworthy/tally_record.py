@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pbp import links
 from pbp.rules import noteworthy as nw
 
 
@@ -41,7 +42,7 @@ def labels_of(campaign_slug: str, characters: Iterable, entries: Iterable) -> La
     return Labels(
         names={c.id: c.name for c in characters},
         entries={
-            e.id: (e.title, e.url or f"/c/{campaign_slug}/{slugs.get(e.character_id)}/{e.id}")
+            e.id: (e.title, e.url or links.entry(campaign_slug, slugs.get(e.character_id), e.id))
             for e in entries
         },
     )

@@ -1,0 +1,113 @@
+"""Every link pbp.links builds is a route of the app, and the route it was meant for.
+
+Mail, feeds and the archive are read outside the site, long after they were written: a
+link that no route answers is a 404 in someone's inbox, and no page test would see it.
+Each function of pbp.links is listed below with sample values and the endpoint it must
+reach; a function missing from the list fails the test, so a new link is checked too.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from werkzeug.routing import RequestRedirect
+
+from pbp import create_app, links
+
+BASE = "https://pbp.example/play"
+# function name -> (sample arguments, the endpoint, the route's arguments it must carry)
+CASES = {
+    "campaign": (("saga",), "public.campaign", {"slug": "saga"}),
+    "turns": (("saga",), "turns.index", {"slug": "saga"}),
+    "turn": (("saga", 3), "turns.page", {"slug": "saga", "number": 3}),
+    "character": (("saga", "ada"), "blog.character_page", {"slug": "saga", "character": "ada"}),
+    "entry": (
+        ("saga", "ada", 12),
+        "blog.entry",
+        {"slug": "saga", "character": "ada", "entry_id": 12},
+    ),
+    "note": (
+        ("saga", "ada", 12, 40),
+        "blog.entry",
+        {"slug": "saga", "character": "ada", "entry_id": 12},
+    ),
+    "mail_preferences": (("saga",), "mail.preferences", {"slug": "saga"}),
+    "thread": (("saga", 7), "forum.thread", {"slug": "saga", "thread_id": 7}),
+    "post": (("saga", 7, 99), "forum.thread", {"slug": "saga", "thread_id": 7}),
+    "card_table": (("saga", 7), "cards.table", {"slug": "saga", "thread_id": 7}),
+    "campaign_feed": (("saga",), "feeds.campaign_feed", {"slug": "saga"}),
+    "events_feed": (("saga",), "feeds.events_feed", {"slug": "saga"}),
+    "blog_feed": (("saga", "ada"), "feeds.blog_feed", {"slug": "saga", "character": "ada"}),
+    "notes_feed": (("saga", "ada"), "feeds.notes_feed", {"slug": "saga", "character": "ada"}),
+    "forum_feed": (("saga",), "forum.feed", {"slug": "saga"}),
+    "invite": (("eyJhIjoxfQ.sig-_",), "auth.invite", {"token": "eyJhIjoxfQ.sig-_"}),
+    "password_reset": (("eyJhIjoxfQ.sig-_",), "auth.reset", {"token": "eyJhIjoxfQ.sig-_"}),
+    "signup_confirmation": (
+        ("eyJhIjoxfQ.sig-_",),
+        "signup.confirm",
+        {"token": "eyJhIjoxfQ.sig-_"},
+    ),
+    "unsubscribe": (
+        ("eyJhIjoxfQ.sig-_",),
+        "mail.unsubscribe_confirm",
+        {"token": "eyJhIjoxfQ.sig-_"},
+    ),
+}
+HELPERS = {"absolute"}
+
+
+@pytest.fixture(scope="module")
+def url_map(tmp_path_factory):
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "links-test-" + "x" * 32,
+            "DATABASE_URL": "sqlite://",
+            "INSTANCE_PATH": str(tmp_path_factory.mktemp("instance")),
+        }
+    )
+    return app.url_map.bind("pbp.example")
+
+
+def _link_functions() -> set[str]:
+    return {
+        name
+        for name, value in vars(links).items()
+        if inspect.isfunction(value)
+        and not name.startswith("_")
+        and value.__module__ == links.__name__
+    }
+
+
+def test_every_link_function_is_checked_against_the_routes():
+    assert _link_functions() - HELPERS == set(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_link_is_the_route_it_means(url_map, name):
+    args, endpoint, values = CASES[name]
+    path = getattr(links, name)(*args)
+    assert path.startswith("/")
+    route, _fragment = path.split("#", 1) if "#" in path else (path, "")
+    try:
+        matched, arguments = url_map.match(route, method="GET")
+    except RequestRedirect as redirect:  # a missing trailing slash still costs a redirect
+        pytest.fail(f"{name}: {path} is answered by a redirect to {redirect.new_url}")
+    assert (matched, arguments) == (endpoint, values)
+
+
+def test_fragments_point_at_the_anchor_the_page_writes():
+    assert links.note("saga", "ada", 12, 40).endswith("/12#note-40")
+    assert links.post("saga", 7, 99).endswith("/7#post-99")
+
+
+def test_a_segment_cannot_step_into_another_route(url_map):
+    """A slash in a value stays inside its segment: the route is still the entry page."""
+    path = links.entry("saga", "ada/../x", 12)
+    assert url_map.match(path, method="GET")[0] == "blog.entry"
+
+
+def test_absolute_joins_the_site_address_once():
+    assert links.absolute(BASE, links.turn("saga", 3)) == BASE + "/c/saga/turns/3"
+    assert links.absolute(BASE + "/", links.turn("saga", 3)) == BASE + "/c/saga/turns/3"
