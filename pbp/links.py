@@ -42,6 +42,11 @@ def turn(slug: str, number: int) -> str:
     return f"/c/{_part(slug)}/turns/{int(number)}"
 
 
+def write(slug: str) -> str:
+    """The page where a player writes an entry on the built-in blog."""
+    return f"/c/{_part(slug)}/write"
+
+
 def character(slug: str, character_slug: str) -> str:
     return f"/c/{_part(slug)}/{_part(character_slug)}/"
 

@@ -21,6 +21,7 @@ CASES = {
     "campaign": (("saga",), "public.campaign", {"slug": "saga"}),
     "turns": (("saga",), "turns.index", {"slug": "saga"}),
     "turn": (("saga", 3), "turns.page", {"slug": "saga", "number": 3}),
+    "write": (("saga",), "blog.write", {"slug": "saga"}),
     "character": (("saga", "ada"), "blog.character_page", {"slug": "saga", "character": "ada"}),
     "entry": (
         ("saga", "ada", 12),

@@ -15,15 +15,13 @@ import zipfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from urllib.parse import urljoin, urlsplit
 
 import nh3
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sqlmodel import Session, select
 
 from adapters.sanitize import ALLOWED_TAGS, LINK_REL, URL_SCHEMES
-from pbp import ROOT, links
+from pbp import ROOT, links, templating
 from pbp.models import (
     AuditLog,
     AuthorAlias,
@@ -42,6 +40,7 @@ from pbp.models import (
 )
 from pbp.services.noteworthy.history import History, TurnLine, build_history
 from pbp.services.noteworthy.svg_chart import standings_chart
+from pbp.templating import web_url
 
 FORMAT, VERSION = "pbp-campaign", 1
 #: What a blog is in the story; ETags, leases, poll times and errors are plumbing.
@@ -217,11 +216,6 @@ class ArchivedTurn:
     entries: list[ArchivedEntry]
 
 
-def web_url(url: str | None) -> str | None:
-    """`url` if it is an absolute http(s) address, else None (never a local path)."""
-    return url if url and urlsplit(url).scheme in ("http", "https") else None
-
-
 def _localizer(base: str | None):
     """An nh3 attribute filter: links in stored HTML made absolute against the page they
     came from, because a relative link has nothing to point at inside the archive."""
@@ -258,29 +252,6 @@ def _entry_base(entry: Entry, author: Character, campaign: Campaign, base_url: s
     if base_url:
         return links.absolute(base_url, links.entry(campaign.slug, author.slug, entry.id))
     return None
-
-
-@cache
-def _jinja() -> Environment:
-    env = Environment(
-        loader=FileSystemLoader(ROOT / "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["when"] = when
-    env.filters["paragraphs"] = paragraphs
-    return env
-
-
-def when(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else ""
-
-
-def paragraphs(text: str | None) -> list[str]:
-    """Plain text split on blank lines (the template escapes each paragraph)."""
-    return [p.strip() for p in (text or "").replace("\r\n", "\n").split("\n\n") if p.strip()]
 
 
 def turn_path(number: int) -> str:
@@ -354,7 +325,7 @@ def gather_archive(*, session: Session, campaign: Campaign, base_url: str | None
 
 def render_pages(archive: Archive) -> dict[str, str]:
     """Path inside the archive -> HTML page."""
-    env = _jinja()
+    env = templating.environment()
     common = {"a": archive, "campaign": archive.campaign, "history": archive.history}
     pages = {"index.html": env.get_template("archive/index.html").render(root="", **common)}
     turns = archive.turns

@@ -28,7 +28,7 @@ from pbp.services.mail.outbox import (
     outbox_counts,
     outbox_messages,
     queue_final_notice,
-    queue_message,
+    queue_reminder,
     queue_turn_results,
 )
 from pbp.services.noteworthy import blog_settings as blogs
@@ -386,26 +386,16 @@ def remind(slug: str):
     session, campaign = _campaign(slug)
     view = dashboard.dashboard(session=session, campaign=campaign)
     moment = now()
-    base = current_app.config["PBP_BASE_URL"].rstrip("/")
     sent = 0
     for row in view.roster:
         if row.character in view.missing_posters and row.player is not None:
-            queue_message(
+            queue_reminder(
                 session=session,
                 settings=_mail(),
-                kind="reminder",
-                # One reminder per character per turn per hour, whatever the clicks.
-                dedupe_key=f"remind:{view.turn.id}:{row.character.id}:{moment:%Y%m%d%H}",
-                recipient=row.player.email,
-                subject=f"[{campaign.name}] Turn {view.turn.number}: your entry is awaited",
-                text=(
-                    f"{row.character.name} has not posted an entry in turn {view.turn.number} "
-                    f"of {campaign.name} yet. Every character posts at least one entry per "
-                    f"turn that embroiders the event.\n\n"
-                    f"Write it: {base}/c/{campaign.slug}/write\n"
-                    f"The turn: {base}/c/{campaign.slug}/turns/{view.turn.number}\n"
-                ),
-                campaign_id=campaign.id,
+                campaign=campaign,
+                turn=view.turn,
+                character=row.character,
+                player=row.player,
                 now=moment,
             )
             sent += 1

@@ -34,7 +34,7 @@ from pbp.services.forum.rolls import (
     Viewer,
     roll_view,
 )
-from pbp.services.mail.outbox import MailSettings, queue_message
+from pbp.services.mail.outbox import Letter, MailSettings, queue
 from pbp.services.rendering import rendered
 
 FORUM_RULESETS = ("one", "noir", "sex-and-violence", "one-can-have-her")
@@ -701,38 +701,16 @@ def _notify(
             continue
         (view,) = _views(session, campaign, [post], viewer)
         url = links.absolute(mail.base_url, links.post(campaign.slug, thread.id, post.id))
-        queue_message(
-            session=session,
-            settings=mail,
+        letter = Letter(
             kind="forum_post",
+            template="forum_post",
             dedupe_key=f"forum-post:{post.id}:{user.id}",
-            recipient=user.email,
-            subject=f"[{campaign.name}] {view.author} in {thread.title}",
-            text=_mail_text(campaign, thread, view, url),
-            campaign_id=campaign.id,
-            now=now,
+            to=user,
+            campaign=campaign,
+            subject=f"{view.author} in {thread.title}",
+            context={"thread": thread, "view": view, "kind": KINDS[view.kind].lower(), "url": url},
         )
-
-
-def _mail_text(campaign: Campaign, thread: Thread, view: PostView, url: str) -> str:
-    who = view.author + (f" as {view.character}" if view.character else "")
-    where = {
-        "all": "",
-        "gm": " (to the GM only)",
-        "whisper": " (whispered to " + ", ".join(view.recipients) + ")",
-    }[view.audience]
-    lines = [f'{who} posted in "{thread.title}" ({KINDS[view.kind].lower()}){where}:', ""]
-    lines += [view.body or "", ""]
-    for roll in view.rolls:
-        lines.append(f"Roll #{roll.number}: {roll.text}")
-    lines += [
-        "",
-        f"Read and reply: {url}",
-        "You get this because you watch this thread or were whispered to; the thread's "
-        "page has a button to stop watching.",
-        f"-- {campaign.name}",
-    ]
-    return "\n".join(lines) + "\n"
+        queue(session=session, settings=mail, letter=letter, now=now)
 
 
 # -- helpers -------------------------------------------------------------------------------

@@ -9,9 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import select
 
+from pbp import templating
 from pbp.errors import NotFound, UserError
 from pbp.models import Entry, Event, Invite, Membership, Note, OutboxMessage, Turn
 from pbp.services.mail import outbox as mail
+from pbp.services.mail import queue as mail_queue
 from pbp.services.mail.send import build_email
 from tests.factories import make_campaign, make_characters, make_user
 
@@ -114,7 +116,7 @@ def test_a_concurrent_duplicate_returns_the_row_already_queued(db_session, monke
             return None
         return session.exec(select(OutboxMessage).where(OutboxMessage.dedupe_key == key)).first()
 
-    monkeypatch.setattr(mail, "_by_key", blind_once)
+    monkeypatch.setattr(mail_queue, "_by_key", blind_once)  # where queue_message looks
     second = mail.queue_message(**kw, recipient="a@x.test", subject="s", text="t", now=NOW)
     assert second.id == first.id and len(looked_up) == 2
     assert len(db_session.exec(select(OutboxMessage)).all()) == 1
@@ -220,9 +222,10 @@ def test_header_text():
 
 
 def test_feed_links_only_as_web_links():
-    assert mail._web_url("https://blog.test/1") == "https://blog.test/1"
-    assert mail._web_url("javascript:alert(1)") == ""
-    assert mail._web_url(None) == ""
+    web_url = templating.environment().filters["web_url"]  # what the mail templates use
+    assert web_url("https://blog.test/1") == "https://blog.test/1"
+    assert web_url("javascript:alert(1)") == ""
+    assert web_url(None) == ""
 
 
 # -- preferences ------------------------------------------------------------------------------

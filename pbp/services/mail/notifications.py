@@ -1,0 +1,472 @@
+"""Each kind of mail: who receives it and what its template is given. Rendering and the
+outbox row are `queue.queue`'s; the words are in `templates/mail/`.
+
+Noteworthy: "the referee may describe the same event to all players, or may tailor
+different events to specific PCs, as long as they all receive notification at the same
+time" -- `queue_event_notifications` writes one row per character with the text meant for
+that character only; the sender delivers the batch together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlmodel import Session, select
+
+from pbp import links
+from pbp.errors import UserError
+from pbp.markup import plain_text
+from pbp.models import (
+    Campaign,
+    Character,
+    Entry,
+    Event,
+    Invite,
+    Membership,
+    Note,
+    OutboxMessage,
+    Turn,
+    User,
+)
+from pbp.services.mail.preferences import wants
+from pbp.services.mail.queue import Guest, Letter, queue, queue_all
+from pbp.services.mail.settings import MailSettings
+
+NOTE_EXCERPT = 300  # characters of each note quoted in the mail
+
+
+def turn_url(settings: MailSettings, campaign: Campaign, number: int) -> str:
+    return links.absolute(settings.base_url, links.turn(campaign.slug, number))
+
+
+def entry_url(settings: MailSettings, campaign: Campaign, character: Character, entry: Entry):
+    """The entry's page on pbp (external entries have one too, with their notes)."""
+    return links.absolute(settings.base_url, links.entry(campaign.slug, character.slug, entry.id))
+
+
+def _members(session: Session, campaign_id: int, roles=("player",)):
+    return session.exec(
+        select(Membership, User)
+        .join(User, User.id == Membership.user_id)
+        .where(Membership.campaign_id == campaign_id, Membership.role.in_(roles))
+        .order_by(Membership.id)
+    ).all()
+
+
+def _owner(session: Session, character_id: int | None):
+    """(character, user, membership) of a character's player, or None."""
+    if character_id is None:
+        return None
+    return session.exec(
+        select(Character, User, Membership)
+        .join(User, User.id == Character.user_id)
+        .join(
+            Membership,
+            (Membership.user_id == User.id) & (Membership.campaign_id == Character.campaign_id),
+        )
+        .where(Character.id == character_id)
+    ).first()
+
+
+# -- turns ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventText:
+    """The event as one character reads it: the general text and/or their own part."""
+
+    general: str | None
+    personal: str | None
+
+
+def event_text_for(events: list[Event], character_id: int) -> EventText | None:
+    """Noteworthy tailoring: "replacement" instead of the general text, "addition" after
+    it, otherwise the general text; None when the referee wrote nothing for them."""
+    general = next((e.text for e in events if e.character_id is None and e.text.strip()), None)
+    own = next((e for e in events if e.character_id == character_id), None)
+    if own is not None and own.mode == "replacement":
+        return EventText(None, own.text)
+    personal = own.text if own is not None else None
+    if general is None and personal is None:
+        return None
+    return EventText(general, personal)
+
+
+def event_batch_key(turn: Turn) -> str:
+    """The dedupe-key prefix shared by all of a turn's event mails: one sender batch."""
+    return f"event:{turn.id}:"
+
+
+def queue_event_notifications(
+    *, session: Session, settings: MailSettings, turn: Turn, now: datetime
+) -> list[OutboxMessage]:
+    """One message per player character whose player wants events, each carrying only
+    the text meant for that character. Call it in the transaction that opens the turn."""
+    campaign = session.get(Campaign, turn.campaign_id)
+    events = list(session.exec(select(Event).where(Event.turn_id == turn.id)))
+    rows = session.exec(
+        select(Character, User, Membership)
+        .join(User, User.id == Character.user_id)
+        .join(
+            Membership,
+            (Membership.user_id == User.id) & (Membership.campaign_id == Character.campaign_id),
+        )
+        .where(Character.campaign_id == campaign.id)
+        .order_by(Character.id)
+    ).all()
+    letters = []
+    for character, user, membership in rows:
+        text = event_text_for(events, character.id)
+        if text is None or not wants(membership, "events"):
+            continue
+        letters.append(
+            Letter(
+                kind="event",
+                template="event",
+                dedupe_key=f"{event_batch_key(turn)}{character.id}",
+                to=user,
+                campaign=campaign,
+                membership=membership,
+                subject=f"Turn {turn.number}: a new event for {character.name}",
+                context={
+                    "character": character,
+                    "turn": turn,
+                    "event": text,
+                    "turn_url": turn_url(settings, campaign, turn.number),
+                },
+            )
+        )
+    return queue_all(session=session, settings=settings, letters=letters, now=now)
+
+
+def queue_turn_results(
+    *, session: Session, settings: MailSettings, turn: Turn, summary: str, now: datetime
+) -> list[OutboxMessage]:
+    """The referee's results of a turn (text from the tally), to every player."""
+    campaign = session.get(Campaign, turn.campaign_id)
+    link = turn_url(settings, campaign, turn.number)
+    letters = [
+        Letter(
+            kind="results",
+            template="results",
+            dedupe_key=f"results:{turn.id}:{user.id}",
+            to=user,
+            campaign=campaign,
+            membership=membership,
+            subject=f"Turn {turn.number}: results",
+            context={"turn": turn, "summary": summary, "turn_url": link},
+        )
+        for membership, user in _members(session, campaign.id)
+        if wants(membership, "events")
+    ]
+    return queue_all(session=session, settings=settings, letters=letters, now=now)
+
+
+def queue_final_notice(
+    *, session: Session, settings: MailSettings, campaign: Campaign, text: str, now: datetime
+) -> list[OutboxMessage]:
+    """The end of the game, to players and referees alike."""
+    letters = [
+        Letter(
+            kind="final",
+            template="final",
+            dedupe_key=f"final:{campaign.id}:{user.id}",
+            to=user,
+            campaign=campaign,
+            membership=membership,
+            subject="The game is over",
+            context={"text": text},
+        )
+        for membership, user in _members(session, campaign.id, roles=("player", "referee"))
+        if wants(membership, "events")
+    ]
+    return queue_all(session=session, settings=settings, letters=letters, now=now)
+
+
+def queue_reminder(
+    *,
+    session: Session,
+    settings: MailSettings,
+    campaign: Campaign,
+    turn: Turn,
+    character: Character,
+    player: User,
+    now: datetime,
+) -> OutboxMessage:
+    """The referee's nudge to a player whose character has no entry in this turn yet
+    (Noteworthy: "In a turn, you post at least one in-character entry"). One per
+    character, turn and hour, however often the button is pressed."""
+    return queue(
+        session=session,
+        settings=settings,
+        letter=Letter(
+            kind="reminder",
+            template="reminder",
+            dedupe_key=f"remind:{turn.id}:{character.id}:{now:%Y%m%d%H}",
+            to=player,
+            campaign=campaign,
+            subject=f"Turn {turn.number}: your entry is awaited",
+            context={
+                "turn": turn,
+                "character": character,
+                "write_url": links.absolute(settings.base_url, links.write(campaign.slug)),
+                "turn_url": turn_url(settings, campaign, turn.number),
+            },
+        ),
+        now=now,
+    )
+
+
+# -- entries and notes ----------------------------------------------------------------------
+
+
+def queue_note_notification(
+    *, session: Session, settings: MailSettings, entry: Entry, notes: list[Note], now: datetime
+) -> OutboxMessage | None:
+    """Tell an entry's player about the notes that just arrived on it, in one message (a
+    poll pass that reads twenty comments sends one mail, not twenty). Their own notes are
+    left out; nothing is sent when none remain or they switched these mails off. Keyed by
+    the first note: a note is new only once, so it is in exactly one message."""
+    owner = _owner(session, entry.character_id)
+    others = [n for n in notes if n.author_character_id != entry.character_id]
+    if owner is None or not others:
+        return None
+    character, user, membership = owner
+    if not wants(membership, "notes_on_mine"):
+        return None
+    campaign = session.get(Campaign, character.campaign_id)
+    ids = {n.author_character_id for n in others if n.author_character_id}
+    names = dict(
+        session.exec(select(Character.id, Character.name).where(Character.id.in_(ids))).all()
+    )
+    items = []
+    for note in sorted(others, key=lambda n: n.id):
+        author = names.get(note.author_character_id) or note.author_name or "someone"
+        text = " ".join(plain_text(note.body_html or "").split())
+        if len(text) > NOTE_EXCERPT:
+            text = text[: NOTE_EXCERPT - 1] + "…"
+        items.append((author, text))
+    authors = sorted({a for a, _ in items})
+    subject = (
+        f"{authors[0]} left a note on {character.name}'s entry"
+        if len(items) == 1
+        else f"{len(items)} notes on {character.name}'s entry"
+    )
+    letter = Letter(
+        kind="note",
+        template="note",
+        dedupe_key=f"note:{min(n.id for n in others)}",
+        to=user,
+        campaign=campaign,
+        membership=membership,
+        subject=subject,
+        context={
+            "character": character,
+            "entry": entry,
+            "notes": items,
+            "entry_page": entry_url(settings, campaign, character, entry),
+        },
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
+def queue_challenge_notification(
+    *,
+    session: Session,
+    settings: MailSettings,
+    entry: Entry,
+    target_id: int,
+    now: datetime,
+) -> OutboxMessage | None:
+    """Tell the target's player that the character who wrote `entry` challenges theirs.
+    Keyed by the entry and its target: reading or editing the same entry again sends
+    nothing more, but a target named later (an edit, the referee's ruling) is told."""
+    owner = _owner(session, target_id)
+    if owner is None:
+        return None
+    character, user, membership = owner
+    if not wants(membership, "challenges"):
+        return None
+    challenger = session.get(Character, entry.character_id)
+    turn = session.get(Turn, entry.turn_id)
+    campaign = session.get(Campaign, character.campaign_id)
+    letter = Letter(
+        kind="challenge",
+        template="challenge",
+        dedupe_key=f"challenge:entry:{entry.id}:{target_id}",
+        to=user,
+        campaign=campaign,
+        membership=membership,
+        subject=f"{challenger.name} challenges {character.name}",
+        context={
+            "character": character,
+            "challenger": challenger,
+            "entry": entry,
+            "entry_page": entry_url(settings, campaign, challenger, entry),
+            "turn_url": turn_url(settings, campaign, turn.number),
+        },
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
+# -- the daily digest -----------------------------------------------------------------------
+
+
+def digest_window(campaign: Campaign, now: datetime) -> tuple[datetime, datetime, str]:
+    """Yesterday in the campaign's time zone: (start, end, day). The digest for a day is
+    due from midnight on and keyed by the day, so an hourly job sends it exactly once."""
+    try:
+        zone = ZoneInfo(campaign.time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    day = now.astimezone(zone).date() - timedelta(days=1)
+    start = datetime.combine(day, time(), zone)
+    end = datetime.combine(day + timedelta(days=1), time(), zone)
+    return start, end, day.isoformat()
+
+
+def queue_digests(
+    *, session: Session, settings: MailSettings, campaign: Campaign, now: datetime
+) -> list[OutboxMessage]:
+    """Yesterday's new entries and notes, to each member who asked for the digest."""
+    start, end, day = digest_window(campaign, now)
+    members = [(m, u) for m, u in _members(session, campaign.id, ("player", "referee"))]
+    members = [(m, u) for m, u in members if wants(m, "digest")]
+    if not members:
+        return []
+    names = dict(
+        session.exec(
+            select(Character.id, Character.name).where(Character.campaign_id == campaign.id)
+        ).all()
+    )
+    entries = list(
+        session.exec(
+            select(Entry)
+            .where(Entry.character_id.in_(names), Entry.first_seen_at >= start)
+            .where(Entry.first_seen_at < end)
+            .order_by(Entry.first_seen_at, Entry.id)
+        )
+    )
+    notes = session.exec(
+        select(Note, Entry)
+        .join(Entry, Entry.id == Note.entry_id)
+        .where(Entry.character_id.in_(names), Note.first_seen_at >= start)
+        .where(Note.first_seen_at < end)
+        .order_by(Note.first_seen_at, Note.id)
+    ).all()
+    if not entries and not notes:
+        return []
+    entry_items = [(names[e.character_id], e) for e in entries]
+    note_items = [
+        (names.get(n.author_character_id) or n.author_name or "someone", names[e.character_id], e)
+        for n, e in notes
+    ]
+    letters = [
+        Letter(
+            kind="digest",
+            template="digest",
+            dedupe_key=f"digest:{campaign.id}:{user.id}:{day}",
+            to=user,
+            campaign=campaign,
+            membership=membership,
+            subject=f"Digest for {day}",
+            context={"day": day, "entries": entry_items, "notes": note_items},
+        )
+        for membership, user in members
+    ]
+    return queue_all(session=session, settings=settings, letters=letters, now=now)
+
+
+def queue_all_digests(
+    *, session: Session, settings: MailSettings, now: datetime
+) -> list[OutboxMessage]:
+    """Digests for every running campaign; safe to call hourly (keyed by day)."""
+    running = session.exec(select(Campaign).where(Campaign.status == "running")).all()
+    queued = []
+    for campaign in running:
+        queued += queue_digests(session=session, settings=settings, campaign=campaign, now=now)
+    return queued
+
+
+def queue_daily_digests(app) -> int:
+    """The scheduler's job: queue due digests and commit (the sweep sends them)."""
+    from pbp.db import database, writing
+    from pbp.models import utcnow
+
+    with writing(), database(app).session_factory() as session:
+        settings = MailSettings.from_config(app.config)
+        queued = queue_all_digests(session=session, settings=settings, now=utcnow())
+        session.commit()
+    return len(queued)
+
+
+# -- accounts: answers to something the person just did ---------------------------------------
+
+
+def queue_invite(
+    *,
+    session: Session,
+    settings: MailSettings,
+    invite: Invite,
+    url: str,
+    now: datetime,
+    resend: str = "",
+) -> OutboxMessage:
+    """The invitation mail; `url` carries the signed invite (made by the invite service).
+    A re-send names itself in `resend` (a new dedupe key: a second mail, once)."""
+    if not invite.email:
+        raise UserError("this invite has no email address to send it to")
+    campaign = session.get(Campaign, invite.campaign_id)
+    inviter = session.get(User, invite.created_by) if invite.created_by else None
+    letter = Letter(
+        kind="invite",
+        template="invite",
+        dedupe_key=f"invite:{invite.id}{':' + resend if resend else ''}",
+        to=Guest(email=invite.email, display_name=invite.email),
+        campaign=campaign,
+        subject="You are invited to play",
+        context={
+            "invite": invite,
+            "inviter": inviter.display_name if inviter else "The referee",
+            "url": url,
+        },
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
+def _link_key(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:24]
+
+
+def queue_password_reset(
+    *, session: Session, settings: MailSettings, user: User, url: str, now: datetime
+) -> OutboxMessage:
+    """A password-reset link; keyed by the link, so each request sends one mail."""
+    letter = Letter(
+        kind="password_reset",
+        template="password_reset",
+        dedupe_key=f"password_reset:{user.id}:{_link_key(url)}",
+        to=user,
+        subject="pbp: reset your password",
+        context={"url": url},
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
+def queue_signup_confirmation(
+    *, session: Session, settings: MailSettings, user: User, url: str, now: datetime
+) -> OutboxMessage:
+    """The link that makes an open sign-up's account work; keyed by the link, so a
+    re-send (a new link) is a second mail and a retried request is not."""
+    letter = Letter(
+        kind="signup_confirmation",
+        template="signup_confirmation",
+        dedupe_key=f"signup_confirmation:{user.id}:{_link_key(url)}",
+        to=user,
+        subject="pbp: confirm your address",
+        context={"url": url},
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)

@@ -1,0 +1,129 @@
+"""Who wants which mail, and the signed one-click links that turn a kind of mail off."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from itsdangerous import BadSignature, URLSafeSerializer
+from sqlmodel import Session
+
+from pbp import links
+from pbp.errors import NotFound, UserError
+from pbp.models import Campaign, Membership, User
+from pbp.services.mail.settings import MailSettings
+
+# Preference keys (Membership.notify) and their defaults: a missing key means the default.
+PREFERENCES = {
+    "events": True,
+    "digest": False,
+    "notes_on_mine": True,
+    "challenges": True,
+    "forum": True,
+}
+PREFERENCE_LABELS = {
+    "forum": "new posts in scenes you watch",
+    "events": "new events and turn news",
+    "digest": "the daily digest of new entries and notes",
+    "notes_on_mine": "notes on your entries",
+    "challenges": "challenges against your character",
+}
+# Message kind -> the preference that governs it; kinds not listed are always sent
+# (invites and password resets answer something the person just did).
+PREFERENCE_OF = {
+    "event": "events",
+    "results": "events",
+    "final": "events",
+    "digest": "digest",
+    "note": "notes_on_mine",
+    "challenge": "challenges",
+}
+
+
+def wants(membership: Membership, preference: str) -> bool:
+    return bool((membership.notify or {}).get(preference, PREFERENCES[preference]))
+
+
+def preferences(membership: Membership) -> dict[str, bool]:
+    return {key: wants(membership, key) for key in PREFERENCES}
+
+
+def set_preference(*, session: Session, membership: Membership, preference: str, on: bool) -> None:
+    if preference not in PREFERENCES:
+        raise UserError(f"there is no kind of email called {preference!r}")
+    # A new dict, so SQLAlchemy sees the JSON column change.
+    membership.notify = {**(membership.notify or {}), preference: bool(on)}
+    session.add(membership)
+    session.flush()
+
+
+def save_preferences(
+    *, session: Session, membership: Membership, chosen: Collection[str]
+) -> dict[str, bool]:
+    """The preferences page's form: every kind of mail on if it is in `chosen`, off if
+    not (an unchecked box is simply absent from a form). Returns the new preferences."""
+    unknown = sorted(set(chosen) - set(PREFERENCES))
+    if unknown:
+        raise UserError(f"there is no kind of email called {unknown[0]!r}")
+    membership.notify = {**(membership.notify or {}), **{k: k in chosen for k in PREFERENCES}}
+    session.add(membership)
+    session.flush()
+    return preferences(membership)
+
+
+# -- unsubscribe tokens -----------------------------------------------------------------------
+
+
+def _serializer(secret_key: str) -> URLSafeSerializer:
+    return URLSafeSerializer(secret_key, salt="pbp.mail.unsubscribe")
+
+
+def unsubscribe_token(*, secret_key: str, membership_id: int, preference: str) -> str:
+    """Signed, not timed: an unsubscribe link in a months-old mail must still work."""
+    return _serializer(secret_key).dumps([membership_id, preference])
+
+
+def unsubscribe_url(settings: MailSettings, membership: Membership, preference: str) -> str:
+    token = unsubscribe_token(
+        secret_key=settings.secret_key, membership_id=membership.id, preference=preference
+    )
+    return links.absolute(settings.base_url, links.unsubscribe(token))
+
+
+@dataclass
+class Subscription:
+    membership: Membership
+    user: User
+    campaign: Campaign
+    preference: str
+    label: str
+    on: bool
+
+
+def read_unsubscribe(*, session: Session, secret_key: str, token: str) -> Subscription:
+    """What a token refers to, for the confirmation page; changes nothing."""
+    try:
+        membership_id, preference = _serializer(secret_key).loads(token)
+    except (BadSignature, ValueError, TypeError) as exc:
+        raise UserError("this unsubscribe link is damaged or was not made by this site") from exc
+    membership = session.get(Membership, membership_id)
+    if membership is None or preference not in PREFERENCES:
+        raise NotFound("this unsubscribe link belongs to a membership that no longer exists")
+    user = session.get(User, membership.user_id)
+    campaign = session.get(Campaign, membership.campaign_id)
+    label = PREFERENCE_LABELS[preference]
+    on = wants(membership, preference)
+    return Subscription(membership, user, campaign, preference, label, on)
+
+
+def apply_unsubscribe(
+    *, session: Session, secret_key: str, token: str, subscribe: bool = False
+) -> Subscription:
+    """Turn one kind of mail off (or back on); repeating it is harmless (RFC 8058 clients
+    may POST more than once)."""
+    sub = read_unsubscribe(session=session, secret_key=secret_key, token=token)
+    set_preference(
+        session=session, membership=sub.membership, preference=sub.preference, on=subscribe
+    )
+    sub.on = subscribe
+    return sub

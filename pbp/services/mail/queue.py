@@ -1,0 +1,178 @@
+"""One message into the outbox: rendered from `templates/mail/`, headers fixed, written in
+the caller's transaction.
+
+Every kind of mail goes through `queue`: a `Letter` says what it is (kind, template, who,
+the subject and what the template shows), and `queue` adds what every mail of a campaign
+carries (the campaign's name in the subject, its link, List-Id, and for kinds a member
+can switch off, the one-click unsubscribe link and header).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.utils import format_datetime, make_msgid
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from pbp import links, templating
+from pbp.models import Campaign, Membership, OutboxMessage
+from pbp.services.mail.preferences import PREFERENCE_LABELS, PREFERENCE_OF, unsubscribe_url
+from pbp.services.mail.settings import MailSettings
+
+SUBJECT_MAX = 400  # OutboxMessage.subject
+
+
+def header_text(value: str, limit: int = SUBJECT_MAX) -> str:
+    """One line for a header: line breaks and control characters become spaces, so a
+    character called "Ada\\r\\nBcc: x" cannot add a header."""
+    line = templating.one_line(value)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def render(template: str, **context) -> tuple[str, str]:
+    """The plain-text and HTML bodies of `templates/mail/<template>.{txt,html}`."""
+    text = templating.render(f"mail/{template}.txt", **context)
+    html = templating.render(f"mail/{template}.html", **context)
+    return text, html
+
+
+class Recipient(Protocol):
+    email: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class Guest:
+    """Someone with an address and no account yet (an invitee)."""
+
+    email: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class Letter:
+    """One mail to one person, before it is rendered. `dedupe_key` makes queueing it
+    idempotent: a retried change queues nothing twice."""
+
+    kind: str
+    template: str
+    dedupe_key: str
+    to: Recipient
+    subject: str
+    campaign: Campaign | None = None
+    membership: Membership | None = None  # whose preferences govern it, if any
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+
+def queue(*, session: Session, settings: MailSettings, letter: Letter, now: datetime):
+    """Render `letter` and write it into the outbox (or return the row already there)."""
+    context = {"user": letter.to, "base_url": settings.base_url, **letter.context}
+    subject, headers, campaign_id = letter.subject, {}, None
+    if letter.campaign is not None:
+        campaign = letter.campaign
+        preference = PREFERENCE_OF.get(letter.kind)
+        unsubscribe = None
+        if letter.membership is not None and preference:
+            unsubscribe = unsubscribe_url(settings, letter.membership, preference)
+        context |= {
+            "campaign": campaign,
+            "campaign_url": links.absolute(settings.base_url, links.campaign(campaign.slug)),
+            "unsubscribe_url": unsubscribe,
+            "unsubscribe_label": PREFERENCE_LABELS.get(preference or "", ""),
+        }
+        subject = f"[{campaign.name}] {subject}"
+        headers = _list_headers(settings, campaign, unsubscribe)
+        campaign_id = campaign.id
+    text, html = render(letter.template, **context)
+    return queue_message(
+        session=session,
+        settings=settings,
+        kind=letter.kind,
+        dedupe_key=letter.dedupe_key,
+        recipient=letter.to.email,
+        subject=subject,
+        text=text,
+        html=html,
+        campaign_id=campaign_id,
+        headers=headers,
+        now=now,
+    )
+
+
+def queue_all(
+    *, session: Session, settings: MailSettings, letters: Iterable[Letter], now: datetime
+) -> list[OutboxMessage]:
+    return [queue(session=session, settings=settings, letter=letter, now=now) for letter in letters]
+
+
+def _list_headers(
+    settings: MailSettings, campaign: Campaign, unsubscribe: str | None
+) -> dict[str, str]:
+    host = urlsplit(settings.base_url).hostname or settings.domain
+    headers = {"List-Id": f"<{campaign.slug}.{host}>"}
+    if unsubscribe:
+        # RFC 8058: a one-click POST to this URL unsubscribes, no confirmation page.
+        headers["List-Unsubscribe"] = f"<{unsubscribe}>"
+        headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    return headers
+
+
+def _by_key(session: Session, dedupe_key: str) -> OutboxMessage | None:
+    return session.exec(select(OutboxMessage).where(OutboxMessage.dedupe_key == dedupe_key)).first()
+
+
+def queue_message(
+    *,
+    session: Session,
+    settings: MailSettings,
+    kind: str,
+    dedupe_key: str,
+    recipient: str,
+    subject: str,
+    text: str,
+    html: str | None = None,
+    campaign_id: int | None = None,
+    headers: Mapping[str, str] | None = None,
+    now: datetime,
+) -> OutboxMessage:
+    """Write one message into the caller's transaction, or return the one already queued
+    under `dedupe_key` (a retried change queues nothing twice). The Message-ID and Date are
+    fixed here, so every delivery attempt sends the same message."""
+    existing = _by_key(session, dedupe_key)
+    if existing is not None:
+        return existing
+    fixed = {
+        "From": settings.mail_from,
+        "Date": format_datetime(now),
+        "Auto-Submitted": "auto-generated",
+    }
+    fixed.update({name: header_text(value, 2000) for name, value in (headers or {}).items()})
+    row = OutboxMessage(
+        campaign_id=campaign_id,
+        kind=kind,
+        dedupe_key=dedupe_key,
+        message_id=make_msgid(idstring=kind, domain=settings.domain),
+        recipient=recipient,
+        subject=header_text(subject),
+        body_text=text,
+        body_html=html,
+        headers=fixed,
+        status="queued",
+        next_attempt_at=now,
+        created_at=now,
+    )
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except sa.exc.IntegrityError:
+        # Another transaction queued the same change between our check and our insert.
+        existing = _by_key(session, dedupe_key)
+        if existing is None:
+            raise
+        return existing
+    return row

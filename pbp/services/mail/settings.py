@@ -1,0 +1,25 @@
+"""What mail needs from the configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parseaddr
+
+
+@dataclass(frozen=True)
+class MailSettings:
+    """A plain value, so services stay Flask-free and the scheduler can build one from
+    `app.config`."""
+
+    base_url: str
+    secret_key: str
+    mail_from: str
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> MailSettings:
+        return cls(config["PBP_BASE_URL"].rstrip("/"), config["SECRET_KEY"], config["MAIL_FROM"])
+
+    @property
+    def domain(self) -> str:
+        return parseaddr(self.mail_from)[1].rpartition("@")[2] or "pbp.invalid"
