@@ -1,7 +1,7 @@
 """Security headers on every response (`init_app(app)`).
 
 - Content-Security-Policy: scripts and styles only from pbp's own static files (no inline
-  `<script>`, no `onclick=`, no `<style>`; tests/security/test_templates_csp.py keeps the
+  `<script>`, no `onclick=`, no `<style>`; tests/security/test_files_and_headers.py keeps the
   templates that way), so an HTML injection that slips past the sanitizer still runs
   nothing; `frame-ancestors 'none'` stops other sites framing pbp (clickjacking).
 - Images: with `PBP_BLOCK_REMOTE_IMAGES` on (the default) pages load images only from pbp

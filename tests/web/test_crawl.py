@@ -49,11 +49,14 @@ class _Page(HTMLParser):
         super().__init__()
         self.links: list[str] = []
         self.text: list[str] = []
+        self.inline_styles: list[str] = []  # what a style-src 'self' policy would block
         self._hidden = 0
 
     def handle_starttag(self, tag, attrs):
         if tag in ("script", "style", "template"):
             self._hidden += 1
+        if tag == "style" or any(name == "style" for name, _ in attrs):
+            self.inline_styles.append(self.get_starttag_text() or tag)
         href = dict(attrs).get("href")
         if tag == "a" and href:
             self.links.append(href)
@@ -106,7 +109,8 @@ def demo_app(tmp_path_factory, request):
 
 
 def _crawl(client, starts: list[str]) -> tuple[dict[str, int], dict[str, list[str]], int]:
-    """Status per URL, the deny-listed words found per URL, and the links checked."""
+    """Status per URL, what is wrong per URL (deny-listed words shown, inline styles, a
+    policy that allows inline styles), and the links checked."""
     seen: dict[str, int] = {}
     found: dict[str, list[str]] = {}
     queue = deque(starts)
@@ -126,6 +130,9 @@ def _crawl(client, starts: list[str]) -> tuple[dict[str, int], dict[str, list[st
         page.feed(response.get_data(as_text=True))
         text = " ".join(page.text)
         bad = [word for word in DENY if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text)]
+        bad += page.inline_styles
+        if "style-src 'self';" not in response.headers.get("Content-Security-Policy", ""):
+            bad.append("a Content-Security-Policy without style-src 'self' alone")
         if bad:
             found[url] = bad
         for href in page.links:
@@ -153,6 +160,6 @@ def test_every_link_answers_and_reads_as_words(demo_app, role):
     seen, found, links = _crawl(client, starts)
     broken = {url: status for url, status in seen.items() if status in (404, 500)}
     assert not broken, f"{role}: broken links {broken}"
-    assert not found, f"{role}: internal identifiers shown {found}"
+    assert not found, f"{role}: internal identifiers or inline styles shown {found}"
     print(f"\n{role}: {len(seen)} pages crawled, {links} links checked")
     assert len(seen) > 20
