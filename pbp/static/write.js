@@ -4,7 +4,9 @@
 (function () {
   var mood = document.getElementById("mood"), box = document.getElementById("challenge");
   if (!mood || !box) return;
-  function sync() { box.hidden = mood.value.trim().toLowerCase().replace(/[^a-z]/g, "") !== "challenging"; }
+  // The rules' own reading of the mood (noteworthy.CHALLENGING_MOOD_PATTERN), not a copy.
+  var challenging = new RegExp(mood.getAttribute("data-challenging") || "^challenging$", "i");
+  function sync() { box.hidden = !challenging.test(mood.value); }
   mood.addEventListener("input", sync);
   sync();
 })();

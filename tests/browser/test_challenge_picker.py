@@ -57,6 +57,9 @@ def test_the_picker_follows_the_mood_and_a_second_challenge_is_refused(
     mood.press_sequentially("Calm")
     expect(picker).to_be_hidden()
     mood.fill("")
+    mood.press_sequentially("Chal lenging")  # not the rules' "Challenging": no picker
+    expect(picker).to_be_hidden()
+    mood.fill("")
     mood.press_sequentially(" challenging!")  # the script reads the mood as the rules do
     expect(picker).to_be_visible()
     page.locator("#target").select_option(label="Bram")

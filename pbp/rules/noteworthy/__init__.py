@@ -7,7 +7,9 @@ hold the rest.
 
 from pbp.rules.noteworthy.engine import (
     CHALLENGING,
+    CHALLENGING_MOOD_PATTERN,
     DEFAULT_OPENING_TURNS,
+    RULING_FOR_FLAG,
     ActionReport,
     AppliedRuling,
     ChallengeResult,
@@ -73,6 +75,8 @@ from pbp.rules.noteworthy.engine import (
 )
 
 __all__ = [
+    "CHALLENGING_MOOD_PATTERN",
+    "RULING_FOR_FLAG",
     "Draft",
     "MoodTimeline",
     "find_challenges",

@@ -58,6 +58,7 @@ from pbp.rules.noteworthy.final import endgame_after, provocation, tally_final
 from pbp.rules.noteworthy.model import (
     CHALLENGING,
     DEFAULT_OPENING_TURNS,
+    RULING_FOR_FLAG,
     ActionReport,
     AppliedRuling,
     ChallengeResult,
@@ -102,6 +103,7 @@ from pbp.rules.noteworthy.resolve import (
     winner_and_loser,
 )
 from pbp.rules.noteworthy.text import (
+    CHALLENGING_MOOD_PATTERN,
     detect_target,
     find_named_characters,
     is_challenging,
@@ -112,6 +114,8 @@ from pbp.rules.noteworthy.text import (
 
 __all__ = [
     "CHALLENGING",
+    "CHALLENGING_MOOD_PATTERN",
+    "RULING_FOR_FLAG",
     "DEFAULT_OPENING_TURNS",
     "ActionReport",
     "AppliedRuling",

@@ -313,6 +313,22 @@ class TargetReading:
         return self.target_id is None
 
 
+# Which ruling settles each kind of flag, and what it is about ("entry", "note", or None
+# for the final's tiebreak, which is about the whole game). Kinds not listed have no single
+# ruling (the referee picks one).
+RULING_FOR_FLAG: dict[FlagKind, tuple[RulingKind, str | None]] = {
+    FlagKind.NEEDS_TARGET: (RulingKind.TARGET, "entry"),
+    FlagKind.AMBIGUOUS_STANCE: (RulingKind.STANCE, "note"),
+    FlagKind.BACKDATED_NOTE: (RulingKind.NOTE_VALIDITY, "note"),
+    FlagKind.LATE_REVISION: (RulingKind.WITHDRAWAL, "entry"),
+    FlagKind.RENEWED_CHALLENGE: (RulingKind.VALIDITY, "entry"),
+    FlagKind.BOTH_SIDES: (RulingKind.STANCE, "note"),
+    FlagKind.FINAL_TIE: (RulingKind.TIEBREAK, None),
+    FlagKind.NO_ONE_LEFT: (RulingKind.TIEBREAK, None),
+    FlagKind.MISSING_MOOD: (RulingKind.MOOD, "entry"),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Flag:
     """Something for the referee to look at, with the entry / note it concerns."""
@@ -321,6 +337,15 @@ class Flag:
     message: str
     entry_id: EntryId | None = None
     note_id: NoteId | None = None
+
+    @property
+    def suggested_ruling(self) -> tuple[RulingKind | None, int | None]:
+        """The ruling that settles this flag and its subject id, for the referee's form
+        to start from; (None, the entry or note) when no single ruling does."""
+        if self.kind not in RULING_FOR_FLAG:
+            return None, self.entry_id or self.note_id
+        kind, about = RULING_FOR_FLAG[self.kind]
+        return kind, {"entry": self.entry_id, "note": self.note_id}.get(about or "")
 
 
 @dataclass(frozen=True, slots=True)

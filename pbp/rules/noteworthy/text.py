@@ -47,6 +47,12 @@ def is_challenging(mood: str | None) -> bool:
     return normalize_mood(mood) == CHALLENGING
 
 
+# `is_challenging` as one regular expression, for a page to show the challenge picker as
+# the player types (pbp/static/write.js) by the rules' reading rather than its own. Valid in
+# Python and JavaScript alike (case-insensitive); tests check it agrees with `is_challenging`.
+CHALLENGING_MOOD_PATTERN = r"^\s*(?:current\s+mood\s*:)?[\W_]*challenging[\W_]*$"
+
+
 _CHALLENGE_LINE = re.compile(
     r"^[^\w\n]*(?:current\s+mood\s*:\s*)?challenging[^\w\n]*$", re.IGNORECASE | re.MULTILINE
 )

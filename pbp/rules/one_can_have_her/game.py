@@ -382,6 +382,8 @@ def view_for(game: Game, viewer: Viewer) -> dict[str, Any]:
     shown["in_conflict"] = {
         p.player_id: (c.id if (c := in_conflict(game, p.player_id)) else None) for p in game.players
     }
+    # Scene Order, so the table shows which scenes these are without knowing the rules.
+    shown["round_name"] = round_name(game.round) if game.round else None
     if game.over:
         shown["epilogues"] = {pid: e.value for pid, e in epilogues(game).items()}
     return shown

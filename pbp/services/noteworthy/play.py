@@ -22,6 +22,11 @@ class ChallengeOption:
     reason: str
     targets: tuple[Character, ...] = ()
 
+    @property
+    def challenging_pattern(self) -> str:
+        """The rules' reading of a "Challenging" mood, for the write page's script."""
+        return nw.CHALLENGING_MOOD_PATTERN
+
 
 def character_of(*, session: Session, campaign: Campaign, user: User | None) -> Character | None:
     if user is None:

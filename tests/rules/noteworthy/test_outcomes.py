@@ -1,7 +1,9 @@
 """Rules 12-15: majorities and standings, provocation, the endgame and referee rulings."""
 
 from pbp.rules.noteworthy import (
+    RULING_FOR_FLAG,
     EndgamePhase,
+    Flag,
     FlagKind,
     IgnoreReason,
     Outcome,
@@ -246,6 +248,30 @@ class TestRule14Endgame:
 
 
 class TestRule15Rulings:
+    def test_the_ruling_a_flag_suggests_settles_it(self):
+        """Noteworthy: “If a PC's position is ambiguous, the referee's interpretation is
+        final.” The referee's form starts from the ruling the flag asks for, on its note."""
+        c = challenge(1, ADA, "Bram")
+        notes = [note(10, c, CYRA, "11:00", "Support. No: -1.")]
+        (flag,) = [f for f in play([c], notes).flags if f.kind is FlagKind.AMBIGUOUS_STANCE]
+        kind, subject = flag.suggested_ruling
+        assert (kind, subject) == (RulingKind.STANCE, 10)
+        settled = play([c], notes, [Ruling(kind, subject, "support")])
+        assert FlagKind.AMBIGUOUS_STANCE not in [f.kind for f in settled.flags]
+        assert [p.character_id for p in settled.challenges[0].supporters] == [CYRA]
+
+    def test_each_flag_suggests_a_ruling_about_its_entry_or_note(self):
+        """Noteworthy: “the referee's interpretation is final”: for the flags one ruling
+        settles, the suggestion names that ruling and the entry or note flagged; the final's
+        tie is about the whole game."""
+        for kind, (ruling, about) in RULING_FOR_FLAG.items():
+            flag = Flag(kind, "x", entry_id=1, note_id=2)
+            expected = {"entry": 1, "note": 2, None: None}[about]
+            assert flag.suggested_ruling == (ruling, expected)
+        assert Flag(FlagKind.FINAL_TIE, "x").suggested_ruling == (RulingKind.TIEBREAK, None)
+        unsettled = Flag(FlagKind.CHALLENGE_IN_NOTE, "x", note_id=7)
+        assert unsettled.suggested_ruling == (None, 7)
+
     def test_rulings_override_and_are_listed(self):
         """Noteworthy: “If a PC's position is ambiguous, the referee's interpretation is
         final.” Every ruling is applied and listed with its effect."""

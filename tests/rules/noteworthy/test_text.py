@@ -1,8 +1,11 @@
 """Reading moods, stances and targets from text (rules 1, 2 and 9 at the text level)."""
 
+import re
+
 import pytest
 
 from pbp.rules.noteworthy import (
+    CHALLENGING_MOOD_PATTERN,
     Character,
     RulesError,
     Settings,
@@ -21,6 +24,21 @@ CAST = cast()
 
 
 class TestRule1MoodNormalization:
+    @pytest.mark.parametrize(
+        "raw",
+        ["Challenging", "challenging", "  CHALLENGING  ", "Challenging!", "challenging :)",
+         "*Challenging*", "Current mood: Challenging", "😠 Challenging 😠", "\tChallenging.\n",
+         "current mood:challenging", "Challenged", "not challenging", "challenging (very)",
+         "Unchallenging", "Chal lenging", "Current mood: current mood: challenging",
+         "challenging_", "", "   ", "Current mood:", "Challenging Challenging"],
+    )  # fmt: skip
+    def test_the_pattern_pages_use_reads_the_mood_as_the_rules_do(self, raw):
+        """Noteworthy: “By describing your mood as "Challenging," you issue a challenge to
+        another PC.” The write page shows the target picker by this pattern (in the
+        browser), so it must read a mood exactly as `is_challenging` does."""
+        matches = re.search(CHALLENGING_MOOD_PATTERN, raw, re.IGNORECASE) is not None
+        assert matches == is_challenging(raw)
+
     """Rule 1: the mood is read from its "Current mood:" value and normalized."""
 
     @pytest.mark.parametrize(

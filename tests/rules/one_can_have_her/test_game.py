@@ -149,6 +149,16 @@ def test_round_names(number, name):
     assert ochh.round_name(number) == name
 
 
+def test_the_table_names_the_rounds_scenes_so_pages_need_not_know_them():
+    """“Scene 1: Drive Scene Scenes 2-3: Escalation Scenes Scenes 4-6: Resolution Scenes Scene 7:
+    End Scene”
+    """
+    assert ochh.view_for(ochh.new_game(None), GM_VIEW)["round_name"] is None  # still setting up
+    for number, name in ((1, "drive"), (3, "escalation"), (4, "resolution")):
+        g = _round(table(), number)
+        assert ochh.view_for(g, Viewer.player("p1"))["round_name"] == name
+
+
 def test_scenes_open_in_the_gms_order_with_a_monologue():
     """“The GM decides the order the players get their scenes” and “Each scene should be introduced
     by the player, with a short in-character monologue describing where he is and what's going
