@@ -13,7 +13,7 @@ import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
-from pbp import create_app, db, migrate
+from pbp import create_app, db, links, migrate
 from pbp.accounts_cli import token_group, user_group
 from pbp.errors import PbpError, RulesError
 from pbp.forum_cli import verify_rolls
@@ -185,7 +185,7 @@ def demo(port: int, no_serve: bool) -> None:
         slugs = demo_module.seed_all(app, feed_port=feeds.server_address[1])
         base = f"http://127.0.0.1:{port}"
         for slug in slugs:
-            click.echo(f"demo campaign ready: {base}/c/{slug}/")
+            click.echo(f"demo campaign ready: {links.absolute(base, links.campaign(slug))}")
         click.echo(f"log in at {base}/login with password {demo_module.PASSWORD} as:")
         for email, who in demo_module.logins():
             click.echo(f"  {email:<24} {who}")

@@ -67,6 +67,10 @@ def mail_preferences(slug: str) -> str:
 # -- the forum and its card tables ----------------------------------------------------------
 
 
+def forum(slug: str) -> str:
+    return f"/c/{_part(slug)}/forum/"
+
+
 def thread(slug: str, thread_id: int) -> str:
     return f"/c/{_part(slug)}/forum/t/{int(thread_id)}"
 

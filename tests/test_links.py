@@ -34,6 +34,7 @@ CASES = {
         {"slug": "saga", "character": "ada", "entry_id": 12},
     ),
     "mail_preferences": (("saga",), "mail.preferences", {"slug": "saga"}),
+    "forum": (("saga",), "forum.index", {"slug": "saga"}),
     "thread": (("saga", 7), "forum.thread", {"slug": "saga", "thread_id": 7}),
     "post": (("saga", 7, 99), "forum.thread", {"slug": "saga", "thread_id": 7}),
     "card_table": (("saga", 7), "cards.table", {"slug": "saga", "thread_id": 7}),
