@@ -8,12 +8,13 @@ reach; a function missing from the list fails the test, so a new link is checked
 
 from __future__ import annotations
 
+import ast
 import inspect
 
 import pytest
 from werkzeug.routing import RequestRedirect
 
-from pbp import create_app, links
+from pbp import ROOT, create_app, links
 
 BASE = "https://pbp.example/play"
 # function name -> (sample arguments, the endpoint, the route's arguments it must carry)
@@ -113,3 +114,30 @@ def test_a_segment_cannot_step_into_another_route(url_map):
 def test_absolute_joins_the_site_address_once():
     assert links.absolute(BASE, links.turn("saga", 3)) == BASE + "/c/saga/turns/3"
     assert links.absolute(BASE + "/", links.turn("saga", 3)) == BASE + "/c/saga/turns/3"
+
+
+ROUTE_PREFIXES = ("/c/", "/invite/", "/reset/", "/signup/confirm/", "/mail/unsubscribe/")
+
+
+def _built_paths(root) -> list[str]:
+    """f-strings under `root` that spell a route of the app ("/c/{slug}/...")."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.JoinedStr):
+                continue
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+            if any(prefix in text for prefix in ROUTE_PREFIXES):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_services_and_the_scheduler_build_no_link_of_their_own():
+    """Mail, feeds and exports are built in services and the scheduler: their links must
+    come from pbp.links, the module this file checks against the routes."""
+    assert _built_paths(ROOT / "pbp" / "services") + _built_paths(ROOT / "scheduler") == []
+
+
+def test_the_scan_would_catch_a_link_built_by_hand(tmp_path):
+    (tmp_path / "mod.py").write_text('def url(s):\n    return f"https://x/c/{s}/turns/1"\n')
+    assert _built_paths(tmp_path) == ["mod.py:2"]
