@@ -34,7 +34,7 @@ from pbp.services.forum.rolls import (
     Viewer,
     roll_view,
 )
-from pbp.services.mail.outbox import Letter, MailSettings, queue
+from pbp.services.mail.outbox import Letter, MailSettings, queue, wants
 from pbp.services.rendering import rendered
 
 FORUM_RULESETS = ("one", "noir", "sex-and-violence", "one-can-have-her")
@@ -695,7 +695,7 @@ def _notify(
     ).all()
     for membership, user in members:
         viewer = Viewer(user.id, membership.role)
-        if not (membership.notify or {}).get("forum", True):
+        if not wants(membership, "forum"):
             continue
         if not can_see_post(post, viewer, recipient_ids):
             continue
