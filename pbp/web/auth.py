@@ -337,12 +337,19 @@ def reset(token: str):
 # --- error pages ---------------------------------------------------------------------
 
 
+# The free-text fields a refused form may carry (never passwords or tokens): a form refused
+# for its CSRF token (an expired session, a page left open overnight) shows them back.
+TYPED_FIELDS = ("title", "body", "fate", "notes", "skills", "sheet", "monologue", "stakes")
+
+
 def _csrf_error(exc: CSRFError):
     message = (
         f"this form could not be accepted ({exc.description.rstrip('.').lower()}): "
         "go back, reload the page and send it again"
     )
-    return render_template("error.html", message=message, status=400), 400
+    typed = [(k, request.form[k]) for k in TYPED_FIELDS if request.form.get(k, "").strip()]
+    page = render_template("error.html", message=message, status=400, typed=typed)
+    return page, 400
 
 
 def _rate_limited(exc: RateLimitExceeded):

@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from pbp import limits
 from pbp.db import get_session
-from pbp.errors import Forbidden, NotFound, UserError
+from pbp.errors import REFUSALS, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
 from pbp.rules import noteworthy as nw
@@ -20,10 +20,9 @@ from pbp.services.noteworthy import play, turns
 from pbp.services.noteworthy import tally as tally_service
 from pbp.web import access
 from pbp.web.access import current_account, login_required
+from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
-# Errors a person can fix by changing the form: shown again with the form, their text kept.
-FORM_ERRORS = (400, 409)
 
 
 def now():
@@ -56,33 +55,33 @@ def write(slug: str):
     option = play.challenge_option(
         session=session, campaign=campaign, character=character, turn=turn
     )
-    form = {"title": "", "mood": "", "body": "", "target": ""}
-    error, status = None, 200
+    # What was typed, exactly: shown again as it came if the entry is refused or previewed.
+    form = {k: request.form.get(k, "") for k in ("title", "mood", "body", "target")}
+    error, status, preview = None, 200, None
     if request.method == "POST":
-        form = {k: request.form.get(k, "").strip() for k in form}
+        typed = {k: v.strip() for k, v in form.items()}
         try:
-            check_length(form["body"], limits.ENTRY_BODY, "an entry")
-            target = play.chosen_target(option, form["mood"], form["target"])
-            entry = blog.post_entry(
-                session=session,
-                character=character,
-                title=form["title"],
-                body_markdown=play.with_target(form["body"], form["mood"], target),
-                mood=form["mood"],
-                now=now(),
-                mail=_mail(),
-            )
-            session.commit()
-        except UserError as exc:  # shown with the form, what was typed kept
-            if exc.status not in FORM_ERRORS:
+            if request.form.get("action") == "preview":
+                preview = play.preview_entry(
+                    session=session,
+                    campaign=campaign,
+                    character=character,
+                    title=typed["title"],
+                    body_markdown=typed["body"],
+                    mood=typed["mood"],
+                    target_id=typed["target"],
+                )
+            else:
+                entry = _post(session, character, option, typed)
+                flash("Entry posted.", "ok")
+                return redirect(
+                    url_for("blog.entry", slug=slug, character=character.slug, entry_id=entry.id)
+                )
+        except REFUSALS as exc:  # shown with the form, what was typed kept
+            if not shown_with_form(exc):
                 raise
             session.rollback()
-            error, status = str(exc), exc.status
-        else:
-            flash("Entry posted.", "ok")
-            return redirect(
-                url_for("blog.entry", slug=slug, character=character.slug, entry_id=entry.id)
-            )
+            error, status = str(exc), REFUSED_FORM
     return render_template(
         "blog/write.html",
         campaign=campaign,
@@ -90,9 +89,26 @@ def write(slug: str):
         option=option,
         form=form,
         error=error,
+        preview=preview,
         moods=_mood_suggestions(campaign),
         turn=turn,
     ), status
+
+
+def _post(session, character, option, typed: dict) -> Entry:
+    check_length(typed["body"], limits.ENTRY_BODY, "an entry")
+    target = play.chosen_target(option, typed["mood"], typed["target"])
+    entry = blog.post_entry(
+        session=session,
+        character=character,
+        title=typed["title"],
+        body_markdown=play.with_target(typed["body"], typed["mood"], target),
+        mood=typed["mood"],
+        now=now(),
+        mail=_mail(),
+    )
+    session.commit()
+    return entry
 
 
 @bp.route("/<character>/<int:entry_id>/edit", methods=["GET", "POST"])
@@ -104,17 +120,28 @@ def edit(slug: str, character: str, entry_id: int):
     author, entry = _entry(session, campaign, character, entry_id)
     if author.id != mine.id:
         raise Forbidden("only the entry's author can edit it")
-    error, status, typed = None, 200, None
+    error, status, typed, preview, outcome = None, 200, None, None, None
     if request.method == "POST":
         typed = {k: request.form.get(k, "") for k in ("title", "mood", "body")}
         try:
-            outcome = _edit(session, campaign, mine, entry, typed)
-        except UserError as exc:  # shown with the form, what was typed kept
-            if exc.status not in FORM_ERRORS:
+            if request.form.get("action") == "preview":
+                preview = play.preview_entry(
+                    session=session,
+                    campaign=campaign,
+                    character=mine,
+                    title=typed["title"].strip(),
+                    body_markdown=typed["body"],
+                    mood=typed["mood"].strip(),
+                    editing=entry,
+                )
+            else:
+                outcome = _edit(session, campaign, mine, entry, typed)
+        except REFUSALS as exc:  # shown with the form, what was typed kept
+            if not shown_with_form(exc):
                 raise
             session.rollback()
-            error, status = str(exc), exc.status
-    if request.method == "POST" and error is None:
+            error, status = str(exc), REFUSED_FORM
+    if outcome is not None:
         flash(
             "Entry updated (the earlier version is kept)."
             if outcome == "changed"
@@ -130,6 +157,7 @@ def edit(slug: str, character: str, entry_id: int):
         moods=_mood_suggestions(campaign),
         typed=typed,
         error=error,
+        preview=preview,
     ), status
 
 
@@ -198,18 +226,18 @@ def add_note(slug: str, character: str, entry_id: int):
     mine = access.my_character(session, campaign)
     _, entry = _entry(session, campaign, character, entry_id)
     turn = play.open_turn(session=session, campaign=campaign)
-    refusal = play.note_refusal(entry=entry, turn=turn)
-    if refusal:
-        raise UserError(refusal)
     typed = {k: request.form.get(k) or "" for k in ("body", "fate")}
     try:
+        refusal = play.note_refusal(entry=entry, turn=turn)
+        if refusal:
+            raise UserError(refusal)
         _note(session, campaign, turn, mine, entry, typed, request.form.get("stance") or "none")
-    except UserError as exc:  # the entry's page again, with the note as it was typed
-        if exc.status not in FORM_ERRORS:
+    except REFUSALS as exc:  # the entry's page again, with the note as it was typed
+        if not shown_with_form(exc):
             raise
         session.rollback()
         page = _entry_page(slug, character, entry_id, typed_note=typed, note_error=str(exc))
-        return page, exc.status
+        return page, REFUSED_FORM
     flash("Note posted.", "ok")
     return redirect(
         url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + "#notes"

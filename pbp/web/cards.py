@@ -9,6 +9,8 @@ the rules refuse is shown as a 400 page with the rules' message, and nothing is 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +28,7 @@ from pbp.services.cards import tables as cards
 from pbp.services.forum import scenes as forum
 from pbp.services.mail.outbox import MailSettings
 from pbp.web.access import current_account, current_membership, login_required
+from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("cards", __name__)
 TABLE = "/c/<slug>/forum/t/<int:thread_id>/cards"
@@ -37,6 +40,19 @@ SKIPPED = {"csrf_token", "version", "client_token"}
 
 def now() -> datetime:
     return current_app.config.get("PBP_CLOCK", utcnow)()
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The move refused on this page, if any: the templates put its reason next to its form
+    and `refused(action, field)` gives back a text field as typed (other forms stay empty)."""
+
+    action: str | None = None
+    reason: str | None = None
+    form: Mapping[str, str] = field(default_factory=dict)
+
+    def __call__(self, action: str, name: str) -> str:
+        return self.form.get(name, "") if action == self.action else ""
 
 
 def _mail() -> MailSettings:
@@ -79,7 +95,13 @@ def table(slug: str, thread_id: int):
     return _table_page(campaign, thread_id)
 
 
-def _table_page(campaign: Campaign, thread_id: int, status: int = 200, error: str | None = None):
+def _table_page(
+    campaign: Campaign,
+    thread_id: int,
+    status: int = 200,
+    error: str | None = None,
+    refused: Refused | None = None,
+):
     session, viewer = get_session(), _viewer(campaign)
     thread = _thread(campaign, thread_id)
     game = cards.game_of_thread(session=session, thread=thread)
@@ -93,6 +115,7 @@ def _table_page(campaign: Campaign, thread_id: int, status: int = 200, error: st
         viewer=viewer,
         t=view,
         error=error,
+        refused=refused or Refused(),
         playable=campaign.ruleset in CARD_RULESETS,
         card=card_label,
         gm_sees_hands_default=bool((campaign.settings or {}).get("gm_sees_hands", True)),
@@ -173,7 +196,7 @@ def new(slug: str, thread_id: int):
         session.commit()
     except REFUSALS as exc:
         session.rollback()
-        return _table_page(campaign, thread_id, exc.status, str(exc))
+        return _refused(campaign, thread_id, exc, "new")
     flash("The card table is open.", "ok")
     return redirect(url_for_table(slug, thread_id))
 
@@ -207,8 +230,18 @@ def act(slug: str, thread_id: int, action: str):
         session.commit()
     except REFUSALS as exc:
         session.rollback()
-        return _table_page(campaign, thread_id, exc.status, str(exc))
+        return _refused(campaign, thread_id, exc, action)
     return redirect(url_for_table(slug, thread_id) + "#log-end")
+
+
+def _refused(campaign: Campaign, thread_id: int, exc, action: str):
+    """The table again: a fixable refusal next to its form (422), anything else (not yours
+    to open, no such table) as its own status on the page."""
+    if not shown_with_form(exc):
+        return _table_page(campaign, thread_id, exc.status, str(exc))
+    typed = {k: v for k, v in request.form.items() if k not in SKIPPED}
+    refused = Refused(action=action, reason=str(exc), form=typed)
+    return _table_page(campaign, thread_id, REFUSED_FORM, str(exc), refused)
 
 
 def _version(value: str | None) -> int | None:

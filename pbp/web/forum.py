@@ -37,11 +37,10 @@ from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
 from pbp.web.access import current_account, current_membership, login_required, require_member
+from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("forum", __name__)
 FEED_SIZE = 50
-# Errors a person can fix by changing the form: shown again with the form, their text kept.
-FORM_ERRORS = (400, 409)
 
 
 def now() -> datetime:
@@ -274,7 +273,7 @@ def new_thread(slug: str):
         )
         session.commit()
     except REFUSALS as exc:
-        if exc.status not in FORM_ERRORS:
+        if not shown_with_form(exc):
             raise
         session.rollback()
         page = render_template(
@@ -283,7 +282,7 @@ def new_thread(slug: str):
             title=title,
             **_form_context(campaign, viewer, draft, error=str(exc)),
         )
-        return page, exc.status
+        return page, REFUSED_FORM
     flash("Thread opened.", "ok")
     return redirect(_post_url(slug, post.thread_id, post.id))
 
@@ -312,10 +311,10 @@ def reply(slug: str, thread_id: int):
         )
         session.commit()
     except REFUSALS as exc:
-        if exc.status not in FORM_ERRORS:
+        if not shown_with_form(exc):
             raise
         session.rollback()
-        return _thread_page(campaign, thread_id, exc.status, draft=draft, error=str(exc))
+        return _thread_page(campaign, thread_id, REFUSED_FORM, draft=draft, error=str(exc))
     flash("Posted.", "ok")
     return redirect(_post_url(slug, thread_id, post.id))
 
@@ -370,13 +369,13 @@ def edit(slug: str, post_id: int):
         )
         session.commit()
     except REFUSALS as exc:
-        if exc.status not in FORM_ERRORS:
+        if not shown_with_form(exc):
             raise
         session.rollback()
         page = render_template(
             "forum/edit.html", campaign=campaign, post=post, body=body, error=str(exc)
         )
-        return page, exc.status
+        return page, REFUSED_FORM
     flash("Post updated; the earlier version is kept for the GM.", "ok")
     return redirect(_post_url(slug, post.thread_id, post.id))
 
@@ -495,10 +494,10 @@ def sheet_edit(slug: str, character: str):
             flash(f"{found.name}'s sheet is saved.", "ok")
             return redirect(url_for("forum.sheet", slug=slug, character=found.slug))
         except REFUSALS as exc:
-            if exc.status not in FORM_ERRORS:
+            if not shown_with_form(exc):
                 raise
             session.rollback()
-            error, status = str(exc), exc.status
+            error, status = str(exc), REFUSED_FORM
     elif not _can_edit_sheet(campaign, found):
         require_member(campaign)  # a stranger is told to log in or that they are not in it
         raise Forbidden(f"only {found.name}'s player and the GM can change this sheet")

@@ -113,7 +113,7 @@ def test_an_over_long_entry_is_refused_on_the_form_with_the_text_kept(auth, db_s
     auth.login(user)
     body = "word " * (limits.ENTRY_BODY // 5) + "one too many"
     page = auth.post(f"/c/{campaign.slug}/write", {"title": "Long", "mood": "Calm", "body": body})
-    assert page.status_code == 400
+    assert page.status_code == 422
     text = page.get_data(as_text=True)
     assert f"at most {limits.ENTRY_BODY:,} characters" in text
     assert html.escape(body, quote=False) in text  # what was typed is still in the form
@@ -126,7 +126,7 @@ def test_an_intricate_entry_is_refused_on_the_form_with_the_text_kept(auth, db_s
     page = auth.post(
         f"/c/{campaign.slug}/write", {"title": "Brackets", "mood": "Calm", "body": body}
     )
-    assert page.status_code == 400
+    assert page.status_code == 422
     text = page.get_data(as_text=True)
     assert "too intricate to show quickly" in text and body in text
 
@@ -156,7 +156,7 @@ def test_the_forum_preview_has_the_posting_limit(auth, db_session):
     page = auth.post(
         f"/c/{campaign.slug}/forum/new", {"title": "Long", "body": body, "action": "preview"}
     )
-    assert page.status_code == 400
+    assert page.status_code == 422
     text = page.get_data(as_text=True)
     assert f"at most {limits.POST_BODY:,} characters" in text and body in text
 
@@ -183,6 +183,6 @@ def test_an_over_long_note_is_refused_with_the_text_kept(auth, db_session):
     auth.login(user)
     body = "y" * (limits.NOTE_BODY + 1)
     page = auth.post(f"/c/{campaign.slug}/{other.slug}/{entry.id}/notes", {"body": body})
-    assert page.status_code == 400
+    assert page.status_code == 422
     text = page.get_data(as_text=True)
     assert f"at most {limits.NOTE_BODY:,} characters" in text and body in text

@@ -24,11 +24,11 @@ def table(auth, db_session):
 
 
 @pytest.mark.parametrize("levels", [50, 5_000, 100_000])
-def test_a_deeply_nested_sheet_gets_a_400_page_with_the_reason(auth, client, table, levels):
+def test_a_deeply_nested_sheet_gets_a_422_page_with_the_reason(auth, client, table, levels):
     auth.login(table.ada_user)
     url = f"/c/{table.campaign.slug}/sheets/{table.ada.slug}/edit"
     page = auth.post(url, {"sheet": _nested(levels)})
-    assert page.status_code == 400
+    assert page.status_code == 422
     assert "more than 20 levels deep" in page.get_data(as_text=True)
 
 

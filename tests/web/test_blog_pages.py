@@ -68,7 +68,7 @@ def test_challenge_picker_is_disabled_in_opening_turns_with_the_reason(
     page = client.get(f"/c/{campaign.slug}/write")
     assert b"No challenges are permitted in the first 1 turns" in page.data
     refused = write(auth, campaign, mood="Challenging", target="1")
-    assert refused.status_code == 400 and b"No challenges are permitted" in refused.data
+    assert refused.status_code == 422 and b"No challenges are permitted" in refused.data
     assert db_session.exec(select(Entry)).all() == []
 
 
@@ -78,13 +78,13 @@ def test_challenge_needs_exactly_one_target_and_only_one_per_turn(
     campaign, (ada, bram, cleo, *_) = game
     next_turn(db_session, campaign, clock)
     login_as(auth, db_session, ada)
-    assert write(auth, campaign, mood="Challenging").status_code == 400
+    assert write(auth, campaign, mood="Challenging").status_code == 422
     ok = write(auth, campaign, mood="Challenging", target=str(bram.id), title="Bram!")
     assert ok.status_code == 302
     entry = db_session.exec(select(Entry).where(Entry.title == "Bram!")).one()
     assert entry.mood == "challenging" and "Target: Bram" in entry.body_html
     again = write(auth, campaign, mood="Challenging", target=str(cleo.id))
-    assert again.status_code == 400 and b"already challenged this turn" in again.data
+    assert again.status_code == 422 and b"already challenged this turn" in again.data
 
 
 def test_withdrawal_is_a_revision_and_still_blocks_a_second_challenge(
@@ -150,7 +150,7 @@ def test_notes_on_a_past_turns_entry_are_refused(client, auth, game, db_session,
     page = client.get(f"/c/{campaign.slug}/{ada.slug}/{old.id}")
     assert b"only on the current turn" in page.data and b"Post note" not in page.data
     refused = auth.post(f"/c/{campaign.slug}/{ada.slug}/{old.id}/notes", {"body": "late"})
-    assert refused.status_code == 400
+    assert refused.status_code == 422 and b"late</textarea>" in refused.data
     assert db_session.exec(select(Note)).all() == []
 
 
@@ -173,7 +173,7 @@ def test_positions_of_challenger_target_and_outsiders_are_refused(
     login_as(auth, db_session, dov)
     assert b"An outsider cannot support or oppose" in client.get(url).data
     refused = auth.post(url + "/notes", {"body": "yes", "stance": "support"})
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     auth.logout()
     login_as(auth, db_session, cleo)
     assert auth.post(url + "/notes", {"body": "yes", "stance": "support"}).status_code == 302

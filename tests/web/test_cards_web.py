@@ -188,7 +188,7 @@ def _assert_error_pages_keep_secrets(seats, client, hidden: set[str], who: str) 
     for action, data in tries:
         form = {**data, "csrf_token": csrf_token(client)}
         page = client.post(f"{seats.base}/{action}", data=form)
-        expected = (302,) if client is seats.anon else (400, 403, 404, 409)
+        expected = (302,) if client is seats.anon else (403, 404, 422)
         assert page.status_code in expected, (who, action, page.status_code)
         text = page.get_data(as_text=True)
         for needle in hidden:
@@ -269,7 +269,7 @@ def test_a_short_game_of_one_can_have_her(app, auth, db_session):
     # Epilogue choices: Vic was ratted on in the final round; the GM orders the epilogues.
     final = _view(seats.ben, seats)["view"]
     assert final["epilogues"] == {ann: "gets_lula_and_drive", ben: "bad_end"}
-    _act(seats.ann, seats, "choose_fate", {"fate": "dead"}, status=400)  # not ratted on
+    _act(seats.ann, seats, "choose_fate", {"fate": "dead"}, status=422)  # not ratted on
     _act(seats.ben, seats, "choose_fate", {"fate": "jail"})
     _act(seats.gm, seats, "order_epilogues", {"order": [ben, ann]})
     # At the end everyone sees every note.
@@ -292,7 +292,7 @@ def _bonus_cards(seats, number, ann, ben):
         _act(seats.gm, seats, "add_bonus_cards", {"conflict": f"r1-{ann}", "side": "gm", **counts})
         early = {"conflict": f"r1-{ann}", "side": "gm", "count_1": "1", "count_2": "0"}
         # refused: later turns must hold at least as many cards as earlier ones
-        _act(seats.gm, seats, "add_bonus_cards", {**early, "count_3": "0"}, status=400)
+        _act(seats.gm, seats, "add_bonus_cards", {**early, "count_3": "0"}, status=422)
     if number == 2:
         _act(seats.ann, seats, "award_coolness", {"receiver": ben})
         assert _view(seats.gm, seats)["view"]["players"][1]["coolness"] == 3
@@ -379,7 +379,7 @@ def test_a_scene_with_a_mayhem_fight(app, auth, db_session, monkeypatch):
     assert len(hand) == 10 and _seat(_view(seats.ben, seats), ann)["hand"] is None
     _act(seats.ann, seats, "swap", {"card": min(hand, key=_rank)})
     _act(seats.ben, seats, "keep")
-    _act(seats.ben, seats, "swap", {"card": hand[0]}, status=400)  # the chance has passed
+    _act(seats.ben, seats, "swap", {"card": hand[0]}, status=422)  # the chance has passed
     _act(seats.gm, seats, "add_gm_character", {"name": "Mr. White"})
 
     fights, gm_wounded, player_wounded = 0, False, False
@@ -432,11 +432,11 @@ def test_a_scene_with_a_mayhem_fight(app, auth, db_session, monkeypatch):
 # -- the table's pages ------------------------------------------------------------------------
 
 
-def test_a_refused_move_is_a_400_page_with_the_rules_message(app, auth, db_session):
+def test_a_refused_move_is_a_422_page_with_the_rules_message(app, auth, db_session):
     seats = _seats(app, auth, db_session, "sex-and-violence")
     _open_table(seats, gm_sees_hands="no")
     four_fields = {**MAX, "fields": ["C", "D", "H", "S"]}
-    page = _act(seats.ann, seats, "create_character", four_fields, status=400)
+    page = _act(seats.ann, seats, "create_character", four_fields, status=422)
     text = page.get_data(as_text=True)
     assert 'role="alert"' in text and "you may not excel in all four" in text.lower()
     assert "Nothing was saved" in text
@@ -449,7 +449,7 @@ def test_a_form_sent_twice_applies_once(app, auth, db_session):
     form = {**MAX, "csrf_token": csrf_token(seats.ann), "version": "0"}
     assert seats.ann.post(f"{seats.base}/create_character", data=form).status_code == 302
     again = seats.ann.post(f"{seats.base}/create_character", data=form)
-    assert again.status_code == 409 and "changed since you loaded it" in again.get_data(True)
+    assert again.status_code == 422 and "changed since you loaded it" in again.get_data(True)
     assert db_session.exec(select(CardGame)).one().version == 1
 
 
@@ -489,7 +489,7 @@ def test_the_export_replays_after_the_end(app, auth, db_session):
     assert post_form(seats.gm, f"/c/{seats.table.campaign.slug}/forum/end", {}).status_code == 302
     after = seats.anon.get(seats.base + "/export.json").get_json()
     assert after["fairness"]["seed"] and cards.verify_card_export(after).ok
-    _act(seats.ann, seats, "keep", status=409)  # the table is closed
+    _act(seats.ann, seats, "keep", status=422)  # the table is closed
 
 
 def test_a_moves_form_becomes_plain_parameters():

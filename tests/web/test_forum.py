@@ -89,10 +89,10 @@ def test_a_double_submitted_reply_makes_one_post(auth, client, db_session, table
     assert len(db_session.exec(select(Post).where(Post.author_id == table.bram_user.id)).all()) == 1
 
 
-def test_unknown_roll_syntax_is_a_400_page_and_nothing_is_saved(auth, client, db_session, table):
+def test_unknown_roll_syntax_is_a_422_page_and_nothing_is_saved(auth, client, db_session, table):
     auth.login(table.ada_user)
     page, _ = _new_thread(auth, client, table, "Words before.\n/roll 2x6 + banana")
-    assert page.status_code == 400
+    assert page.status_code == 422
     html = page.get_data(as_text=True)
     assert (
         'role="alert"' in html and "Line 2: could not read" in html and "Nothing was posted" in html
@@ -160,7 +160,7 @@ def test_edit_shows_edited_and_the_gm_reads_the_history(auth, client, db_session
     history_url = f"{_base(table)}/forum/posts/{post.id}/history"
     assert client.get(history_url).status_code == 403
     bad = auth.post(edit_url, {"body": "Now I roll.\n/roll d20"})
-    assert bad.status_code == 400 and "new post" in bad.get_data(as_text=True)
+    assert bad.status_code == 422 and "new post" in bad.get_data(as_text=True)
     auth.logout()
     auth.login(table.gm)
     history = client.get(history_url).get_data(as_text=True)
@@ -219,7 +219,7 @@ def test_the_gm_starts_and_ends_the_campaign(auth, client, db_session, table):
     assert export["fairness"]["seed"] == secret.seed
     thread = db_session.exec(select(Thread)).one()
     late = auth.post(f"{_base(table)}/forum/t/{thread.id}", {"body": "One more.", "kind": "ic"})
-    assert late.status_code == 409 and "ended" in late.get_data(as_text=True)
+    assert late.status_code == 422 and "ended" in late.get_data(as_text=True)
 
 
 def test_noteworthy_campaigns_have_no_forum_pages(auth, client, db_session):
@@ -243,7 +243,7 @@ def test_sheets_are_public_and_edited_by_their_owner(auth, client, db_session, t
     html = client.get(sheet_url).get_data(as_text=True)
     assert "Short Blade" in html and ">7<" in html  # DEX 9: Base 3 + 4
     bad = auth.post(f"{sheet_url}/edit", {**form, "STR": "13"})
-    assert bad.status_code == 400 and "STR is 13" in bad.get_data(as_text=True)
+    assert bad.status_code == 422 and "STR is 13" in bad.get_data(as_text=True)
     auth.logout()
     auth.login(table.cleo_user)
     assert client.get(f"{sheet_url}/edit").status_code == 403

@@ -137,15 +137,15 @@ def _post_entry(game: Game, item):
     game.at(item.published)
     page = game.write(item.owner_id, item.title, item.mood, item.text)
     if item.mood is None:
-        assert page.status_code == 400 and b"Current mood" in page.data
+        assert page.status_code == 422 and b"Current mood" in page.data
         return _external(game, item, item.published)
     if is_challenging(item.mood) and item.turn <= 2:
-        assert page.status_code == 400 and b"No challenges are permitted" in page.data
+        assert page.status_code == 422 and b"No challenges are permitted" in page.data
         return _external(game, item, item.published)
     if is_challenging(item.mood):
         # On pbp's blog the picker names the target; an entry whose text names two
         # characters can only come from the player's own blog (and needs a ruling).
-        assert page.status_code == 400 and b"exactly one target" in page.data
+        assert page.status_code == 422 and b"exactly one target" in page.data
         reading = detect_target(
             item.title, item.text, wc.CHARACTERS, item.owner_id, wc.SETTINGS.aliases
         )
@@ -181,7 +181,7 @@ def _post_note(game: Game, note, turn_closes):
     )
     if note.published > turn_closes:
         # The form refuses notes once the turn is closed; the rules call them late.
-        assert page.status_code == 400 and b"current turn" in page.data
+        assert page.status_code == 422 and b"current turn" in page.data
         return
     assert page.status_code == 302, page.get_data(as_text=True)[:1500]
 

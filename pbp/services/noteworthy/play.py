@@ -10,10 +10,13 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
+from pbp import limits
 from pbp.errors import UserError
+from pbp.limits import check_length
 from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
 from pbp.rules import noteworthy as nw
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.rendering import rendered
 
 
 @dataclass(frozen=True)
@@ -186,3 +189,93 @@ def markdown_source(revision) -> str:
     # Built-in entries keep rendered HTML; Markdown passes inline HTML through and the
     # sanitizer keeps it identical, so the body survives an edit that only changes mood.
     return revision.body_html if revision else ""
+
+
+@dataclass(frozen=True)
+class EntryPreview:
+    """An entry as it would be posted: its HTML, its mood and how the rules read it."""
+
+    html: str
+    mood: str
+    challenge: bool
+    target: str | None  # the character a challenge names, when it names exactly one
+    reading: str  # one sentence for the writer: a challenge of whom, or why it is not one
+
+
+def preview_entry(
+    *,
+    session: Session,
+    campaign: Campaign,
+    character: Character,
+    title: str,
+    body_markdown: str,
+    mood: str,
+    target_id: str | None = None,
+    editing: Entry | None = None,
+) -> EntryPreview:
+    """What an entry will look like and whether it reads as a challenge, saving nothing.
+
+    The checks are the ones posting runs (`challenge_option`, `chosen_target`), so the
+    preview never promises what posting would refuse. `target_id` is the write page's
+    picker; without it (the edit page) the target is read from the text as the tally reads
+    it (a "Target:" line, else the one character named). `editing`: the entry being edited,
+    which does not count against "one challenge per turn" if it is already a challenge.
+    The text is rendered last, after every query (no transaction open across the render).
+    """
+    check_length(body_markdown, limits.ENTRY_BODY, "an entry")
+    target, reading, picked = _challenge_reading(
+        session=session,
+        campaign=campaign,
+        character=character,
+        title=title,
+        body=body_markdown,
+        mood=mood,
+        target_id=target_id,
+        editing=editing,
+    )
+    # The picker's choice becomes a "Target:" line when posted: the preview shows it too.
+    shown = with_target(body_markdown, mood, target) if picked else body_markdown
+    html = rendered(session=session, text=shown)
+    return EntryPreview(html, mood, nw.is_challenging(mood), target, reading)
+
+
+def _challenge_reading(
+    *, session, campaign, character, title, body, mood, target_id, editing
+) -> tuple[str | None, str, bool]:
+    """(the target's name, the sentence for the writer, whether the picker chose it)."""
+    if not nw.is_challenging(mood):
+        return None, "Not a challenge: only the mood “Challenging” issues one.", False
+    already = editing is not None and nw.is_challenging(editing.mood)
+    if not already:
+        turn = open_turn(session=session, campaign=campaign)
+        option = challenge_option(
+            session=session, campaign=campaign, character=character, turn=turn
+        )
+        if not option.allowed:
+            return None, f"This challenge would be refused: {option.reason}", False
+        if target_id is not None:
+            try:
+                name = chosen_target(option, mood, target_id)
+            except UserError as exc:
+                return None, f"This challenge would be refused: {exc}", False
+            return name, f"A challenge of {name}.", True
+    characters = campaign_characters(session=session, campaign=campaign)
+    reading = nw.detect_target(
+        title,
+        body,
+        [nw.Character(id=c.id, name=c.name) for c in characters],
+        character.id,
+        tally_service.rules_settings(campaign, characters).aliases,
+    )
+    if reading.target_id is None:
+        return None, f"A challenge, but of whom? {reading.explanation}", False
+    name = next(c.name for c in characters if c.id == reading.target_id)
+    return name, f"A challenge of {name}. {reading.explanation}", False
+
+
+def campaign_characters(*, session: Session, campaign: Campaign) -> list[Character]:
+    return list(
+        session.exec(
+            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+        )
+    )
