@@ -13,13 +13,32 @@ from sqlmodel import select
 from pbp.models import Entry, Note
 from pbp.models_cards import CardGame
 from pbp.models_forum import Post
-from pbp.services import blog
+from pbp.services import blog, turns
 from pbp.web import forum as forum_web
+from tests.factories import make_campaign, make_characters
 from tests.services.test_forum_fixtures import make_table
-from tests.web.conftest import csrf_token
-from tests.web.test_blog_pages import clock, game, login_as, next_turn, write  # noqa: F401
+from tests.web.test_blog_pages import T0, _players, login_as, next_turn, write
 from tests.web.test_cards_web import MAX, _act, _open_table, _seats
 from tests.web.test_forum import _base, _new_thread
+
+
+@pytest.fixture
+def clock(app):
+    state = {"now": T0}
+    app.config["PBP_CLOCK"] = lambda: state["now"]
+    return state
+
+
+@pytest.fixture
+def game(db_session, clock):
+    """Turn 1 of a Noteworthy game whose first turn permits no challenge."""
+    campaign = make_campaign(db_session, settings={"opening_turns": 1})
+    chars = make_characters(db_session, campaign)
+    _players(db_session, chars)
+    turns.post_event(session=db_session, campaign=campaign, text="Turn one.", actor=None, now=T0)
+    db_session.commit()
+    return campaign, chars
+
 
 # Several lines, a leading blank line, markup characters and quotes: all must come back.
 TYPED = "\nFirst line: <b>bold?</b> & \"double\" 'single'\n  indented </textarea> line\n\nlast\n"
