@@ -80,3 +80,62 @@ class UnknownDialect(FeedError):
     """The referee asked for a dialect name that is not in ``adapters.ADAPTERS``."""
 
     reason = "unknown_dialect"
+
+
+# What kind of error a stored message is. Blogs keep only the message of their last failed
+# read (pbp's `blog.last_error`), not its class; the messages above are written here in
+# adapters, so the phrases that tell them apart live here too. Order matters: a blocked
+# address may show up inside a connection error's text.
+_KIND_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        BlockedURL.reason,
+        (
+            "addresses are not allowed",
+            "Connected to a",
+            "is not a valid web address",
+            "feed addresses are allowed",
+            "has no host name",
+            "proxies are not",
+        ),
+    ),
+    ("gone", ("(HTTP 410)",)),
+    (ChallengePage.reason, ("bot-check page",)),
+    (FeedTooLarge.reason, ("The feed is larger than",)),
+    (FeedTooComplex.reason, ("too costly to read",)),
+    (
+        FeedTimeout.reason,
+        (
+            "did not accept a connection within",
+            "did not answer within",
+            "stopped sending for",
+            "took longer than",
+        ),
+    ),
+    (RedirectError.reason, ("redirects in a loop", "redirects more than")),
+    ("empty", ("returned an empty",)),
+    (HTTPStatusError.reason, ("answered HTTP",)),
+    (
+        NotAFeed.reason,
+        (
+            "not a feed",
+            "not an RSS",
+            "does not serve an RSS",
+            "not a JSON Feed",
+        ),
+    ),
+    (
+        FeedUnreachable.reason,
+        ("Could not connect to the server", "Secure connection failed", "The download broke off"),
+    ),
+)
+
+
+def kind_of_message(message: str | None) -> str | None:
+    """The `reason` code of the FeedError a stored message came from ("gone" for a 410),
+    or None when it is none of them (then it is pbp's own failure to store the feed)."""
+    if not message:
+        return None
+    for kind, phrases in _KIND_PHRASES:
+        if any(phrase in message for phrase in phrases):
+            return kind
+    return None

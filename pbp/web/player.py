@@ -18,7 +18,7 @@ from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import utcnow
 from pbp.services import campaigns
 from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import commenters, play, polling
+from pbp.services.noteworthy import commenters, feed_problems, play, polling
 from pbp.web.access import current_account, login_required, require_player
 
 bp = Blueprint("player", __name__, url_prefix="/c/<slug>/me")
@@ -68,6 +68,7 @@ def _page(session, campaign, character, row, form, *, error=None, uris=None, uri
         campaign=campaign,
         character=character,
         blog=row,
+        problem=feed_problems.feed_problem(row),
         form=form,
         error=error,
         declared=declared,

@@ -13,6 +13,7 @@ from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Tu
 from pbp.rules import noteworthy as nw
 from pbp.services.noteworthy import commenters, websub
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.feed_problems import FeedProblem, feed_problem
 
 SIX_TO_TWENTY_FOUR = "Noteworthy is written for 6-24 players"
 
@@ -25,6 +26,11 @@ class RosterRow:
     entries_this_turn: int
     # An external blog's "push" (WebSub) or "poll", with its last delivery's time.
     delivery: websub.DeliveryMode | None = None
+
+    @property
+    def problem(self) -> FeedProblem | None:
+        """The feed's last failed read in plain words (None when it reads fine)."""
+        return feed_problem(self.blog)
 
 
 @dataclass
