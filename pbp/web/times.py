@@ -1,8 +1,10 @@
 """Times as people read them: every shown time carries its zone.
 
 `{{ moment | zoned }}` is UTC; `{{ moment | zoned(campaign.time_zone) }}` is the campaign's
-zone ("2026-12-01 19:00 CET"). `<time class="local" datetime=...>` elements are also shown
-in the reader's own zone by pbp/static/times.js (no inline script: the CSP forbids it).
+zone ("2026-12-01 19:00 CET"). `{{ moment | time_tag(campaign.time_zone) }}` is the same in a
+`<time datetime=...>` element, the form every page uses. `<time class="local" datetime=...>`
+elements are also shown in the reader's own zone by pbp/static/times.js (no inline script:
+the CSP forbids it).
 """
 
 from __future__ import annotations
@@ -11,18 +13,13 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Flask
+from markupsafe import Markup
 
 
 def zoned(moment: datetime | None, zone: str = "UTC") -> str:
     if moment is None:
         return ""
-    if moment.tzinfo is None:  # stored as naive UTC
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        tz = ZoneInfo(zone or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        tz = ZoneInfo("UTC")
-    local = moment.astimezone(tz)
+    local = _in_zone(moment, zone)  # stored as naive UTC when it has no zone
     return f"{local:%Y-%m-%d %H:%M} {local.tzname() or zone}"
 
 
@@ -32,6 +29,26 @@ def iso(moment: datetime | None) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.isoformat()
+
+
+def time_tag(moment: datetime | None, zone: str = "UTC", seconds: bool = False) -> Markup:
+    """`<time datetime="ISO">2026-12-01 19:00 CET</time>`; nothing for no moment."""
+    if moment is None:
+        return Markup("")
+    shown = zoned(moment, zone)
+    if seconds:  # a roll's moment: to the second, as its record has it
+        local = _in_zone(moment, zone)
+        shown = f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or zone}"
+    return Markup('<time datetime="{}">{}</time>').format(iso(moment), shown)
+
+
+def _in_zone(moment: datetime, zone: str) -> datetime:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(ZoneInfo(zone or "UTC"))
+    except (ZoneInfoNotFoundError, ValueError):
+        return moment.astimezone(UTC)
 
 
 def countdown(deadline: datetime | None, now: datetime) -> str:
@@ -57,3 +74,4 @@ def countdown(deadline: datetime | None, now: datetime) -> str:
 def init_app(app: Flask) -> None:
     app.jinja_env.filters["zoned"] = zoned
     app.jinja_env.filters["iso"] = iso
+    app.jinja_env.filters["time_tag"] = time_tag

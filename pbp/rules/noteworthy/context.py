@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from pbp.rules.noteworthy.model import (
     AppliedRuling,
@@ -53,12 +53,17 @@ def parse_stance(value: object) -> Stance | None:
     return {"support": Stance.SUPPORT, "oppose": Stance.OPPOSE, "none": Stance.NONE}.get(word)
 
 
-def when(moment: datetime | None) -> str:
-    """A timestamp as the dashboard shows it (formatted by hand: strftime is slow)."""
+def when(moment: datetime | None, seconds: bool = False) -> str:
+    """A timestamp as the explanations show it, in UTC and saying so (every shown time
+    carries its zone; the stored words cannot follow each reader's zone). Formatted by
+    hand: strftime is slow."""
     if moment is None:
         return "(open)"
     m = moment
-    return f"{m.year:04d}-{m.month:02d}-{m.day:02d} {m.hour:02d}:{m.minute:02d}"
+    if m.tzinfo is not None and m.utcoffset():
+        m = m.astimezone(UTC)
+    clock = f"{m.hour:02d}:{m.minute:02d}" + (f":{m.second:02d}" if seconds else "")
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d} {clock} UTC"
 
 
 def _same_minute(one: datetime | None, other: datetime | None) -> bool:
@@ -76,9 +81,7 @@ def when_compared(*moments: datetime | None) -> tuple[str, ...]:
     seconds = any(
         _same_minute(one, other) for i, one in enumerate(moments) for other in moments[i + 1 :]
     )
-    if not seconds:
-        return tuple(when(m) for m in moments)
-    return tuple("(open)" if m is None else f"{when(m)}:{m.second:02d}" for m in moments)
+    return tuple(when(m, seconds) for m in moments)
 
 
 class RulingBook:

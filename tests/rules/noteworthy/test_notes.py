@@ -108,7 +108,7 @@ class TestRule7LateNotes:
         late = Note(11, 1, DOV, closing + timedelta(seconds=40), "Oppose", Stance.OPPOSE)
         result = play([c], [late], closing=closing).challenges[0]
         assert reasons(result) == {11: IgnoreReason.LATE}
-        assert "23:00:45, after the turn closed at 2024-03-05 23:00:05." in (
+        assert "23:00:45 UTC, after the turn closed at 2024-03-05 23:00:05 UTC." in (
             result.ignored[0].explanation
         )
 
@@ -119,7 +119,7 @@ class TestRule7LateNotes:
         late = Note(11, 1, DOV, at(5, "23:30") + timedelta(seconds=7), "Oppose", Stance.OPPOSE)
         result = play([c], [late]).challenges[0]
         assert result.ignored[0].explanation == (
-            "Published 2024-03-05 23:30, after the turn closed at 2024-03-05 23:00."
+            "Published 2024-03-05 23:30 UTC, after the turn closed at 2024-03-05 23:00 UTC."
         )
 
     def test_late_note_backdated_in_the_same_minute_shows_seconds(self):
@@ -131,8 +131,8 @@ class TestRule7LateNotes:
         backdated = Note(11, 1, DOV, dated, "Oppose", Stance.OPPOSE, first_seen=seen)
         tally = play([c], [backdated])
         assert [f.message for f in tally.flags] == [
-            "Note 11 is dated 2024-03-05 22:59:50 but was first seen 2024-03-05 23:00:20, "
-            "after the turn closed (2024-03-05 23:00:00); it counts unless the referee rules."
+            "Note 11 is dated 2024-03-05 22:59:50 UTC but was first seen 2024-03-05 23:00:20 UTC, "
+            "after the turn closed (2024-03-05 23:00:00 UTC); it counts unless the referee rules."
         ]
 
     def test_late_note_on_a_past_turns_entry_is_not_tallied(self):
@@ -170,7 +170,7 @@ class TestNotesBeforeTheChallenge:
         }
         assert IgnoreReason.BEFORE_CHALLENGE.value == "written before the challenge was made"
         assert result.ignored[0].explanation.startswith(
-            "Written 2024-03-05 11:00, before the challenge was made at 2024-03-05 14:00"
+            "Written 2024-03-05 11:00 UTC, before the challenge was made at 2024-03-05 14:00 UTC"
         )
 
     def test_before_challenge_a_stance_ruling_counts_the_note(self):
