@@ -10,10 +10,9 @@ import pytest
 from markupsafe import escape
 from sqlmodel import select
 
-from pbp.models import Entry, Note
-from pbp.models_cards import CardGame
-from pbp.models_forum import Post
-from pbp.services import blog, turns
+from pbp.models import CardGame, Entry, Note, Post
+from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import turns
 from pbp.web import forum as forum_web
 from tests.factories import make_campaign, make_characters
 from tests.services.test_forum_fixtures import make_table
