@@ -14,10 +14,10 @@ pytestmark = pytest.mark.browser
 
 
 def post_refused(page) -> str:
-    """Submit the entry form; the answer must be a 400 page with the reason."""
+    """Submit the entry form; the answer must be the form again (422) with the reason."""
     with page.expect_response(lambda r: r.request.method == "POST") as answer:
         page.get_by_role("button", name="Post entry").click()
-    assert answer.value.status == 400
+    assert answer.value.status == 422
     return page.locator(".error").inner_text()
 
 
