@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from pbp.models import User
-from tests.services.test_forum_fixtures import make_table
+from tests.services.forum.tables import make_table
 
 
 def _nav(page) -> list[tuple[str, str, bool]]:

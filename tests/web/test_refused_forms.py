@@ -15,7 +15,7 @@ from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
 from pbp.web import forum as forum_web
 from tests.factories import make_campaign, make_characters
-from tests.services.test_forum_fixtures import make_table
+from tests.services.forum.tables import make_table
 from tests.web.test_blog_pages import T0, _players, login_as, next_turn, write
 from tests.web.test_cards_web import MAX, _act, _open_table, _seats
 from tests.web.test_forum import _base, _new_thread

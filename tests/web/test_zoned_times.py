@@ -15,8 +15,8 @@ from sqlmodel import Session, select
 from pbp import demo
 from pbp.db import database
 from pbp.models import Campaign
+from tests.helpers import post_form
 from tests.web import test_crawl
-from tests.web.conftest import post_form
 
 demo_app = test_crawl.demo_app  # the seeded demo, in a scratch database of this module's own
 
