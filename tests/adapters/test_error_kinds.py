@@ -11,7 +11,7 @@ from adapters import parse_feed
 from adapters.errors import FeedError, kind_of_message
 from adapters.fetch import FeedState, Fetcher, FetchStatus
 from adapters.ssrf import check_url
-from tests.adapters.conftest import NOW
+from tests.helpers import FEED_NOW as NOW
 
 
 def _closed_port() -> int:
