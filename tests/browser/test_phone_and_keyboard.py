@@ -80,6 +80,8 @@ def test_the_entry_form_works_with_the_keyboard_alone(page, seed_game):
     expect(focused).to_have_id("body")
     page.keyboard.type("Typed, never clicked.")
     page.keyboard.press("Tab")
+    expect(focused).to_have_text("Preview (saves nothing)")
+    page.keyboard.press("Tab")
     expect(focused).to_have_text("Post entry")
     page.keyboard.press("Enter")
     expect(page.locator(".flash", has_text="Entry posted")).to_be_visible()
