@@ -14,6 +14,7 @@ transaction. tests/bench/test_bench_poll.py measures a pass.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -33,8 +34,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from adapters import FeedError, FeedState, Fetcher, FetchResult, FetchStatus, parse_feed
+from adapters import FeedError, FeedState, Fetcher, FetchResult, FetchStatus, deadline, parse_feed
 from adapters.base import ParsedFeed, comment_feed_due, normalize_identifier
+from adapters.fetch_async import AsyncFetcher
 from adapters.schedule import apply_ttl
 from pbp.db import writing
 from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
@@ -50,6 +52,9 @@ LEASE = timedelta(minutes=10)
 RENEWALS_PER_LEASE = 3  # a held lease is pushed back once a third of it has passed
 MAX_PAGES = 5  # Blogger paging on a blog's first poll
 MAX_COMMENT_FEEDS = 50  # per blog per poll
+# Requests in flight in a pass (PBP_POLL_CONCURRENCY); 0 polls with `threads` threads instead,
+# one blocking request each (the pre-asyncio pass, kept for comparison in tests/bench).
+DEFAULT_CONCURRENCY = 256
 RECORD_BATCH = 100  # poll records of feeds with nothing new, written together
 
 log = logging.getLogger("pbp.polling")
@@ -348,22 +353,29 @@ def _poll(
             else:
                 _write_records(engine, [record])
             return outcome
-        documents: list[ParsedFeed] = []
-        comment_counts: dict[str, int | None] = {}
-        if result.status is FetchStatus.OK:
-            counts = functools.cache(functools.partial(_comment_counts, engine, job.blog_id))
-            try:
-                documents, comment_counts = _read_documents(
-                    fetcher, result, job.kind, counts, job.first_poll, now, outcome, renew
-                )
-            except FeedError as exc:
-                outcome.status, outcome.error = "not_a_feed", exc.message
-        elif result.failed:
-            outcome.error = result.reason
+        documents, comment_counts = _read_changed(engine, job, fetcher, result, now, outcome, renew)
     _store(
         engine, job.blog_id, job.campaign_id, result, documents, comment_counts, now, outcome, mail
     )
     return outcome
+
+
+def _read_changed(engine, job, fetcher, result, now, outcome, renew):
+    """A feed with something new (or a failure): parse it, fetch its further pages and
+    comment feeds. Returns (documents, comment counts) for `_store`."""
+    documents: list[ParsedFeed] = []
+    comment_counts: dict[str, int | None] = {}
+    if result.status is FetchStatus.OK:
+        counts = functools.cache(functools.partial(_comment_counts, engine, job.blog_id))
+        try:
+            documents, comment_counts = _read_documents(
+                fetcher, result, job.kind, counts, job.first_poll, now, outcome, renew
+            )
+        except FeedError as exc:
+            outcome.status, outcome.error = "not_a_feed", exc.message
+    elif result.failed:
+        outcome.error = result.reason
+    return documents, comment_counts
 
 
 def _nothing_new(job: _Job, result: FetchResult) -> bool:
@@ -413,20 +425,27 @@ class _Records:
         self.lock = threading.Lock()
 
     def add(self, record: dict, outcome: PollOutcome) -> None:
+        batch = self.take(record, outcome)
+        if batch:
+            self.write(batch)
+
+    def take(self, record: dict, outcome: PollOutcome) -> list[tuple[dict, PollOutcome]]:
+        """Queue a record; returns a full batch to `write` (the async pass writes it in a
+        worker thread, not on its event loop)."""
         with self.lock:
             self.pending.append((record, outcome))
             if len(self.pending) < RECORD_BATCH:
-                return
+                return []
             batch, self.pending = self.pending, []
-        self._write(batch)
+        return batch
 
     def flush(self) -> None:
         with self.lock:
             batch, self.pending = self.pending, []
         if batch:
-            self._write(batch)
+            self.write(batch)
 
-    def _write(self, batch: list[tuple[dict, PollOutcome]]) -> None:
+    def write(self, batch: list[tuple[dict, PollOutcome]]) -> None:
         """One transaction for the batch. If the database refuses it, one per record, so a
         record it refuses costs only its own feed, not the batch's other feeds: that feed is
         reported as an error and keeps its lease, which runs out, and it is polled again."""
@@ -616,6 +635,7 @@ def poll_due(
     fetcher: Fetcher,
     owner: str,
     threads: int = 16,
+    concurrency: int = DEFAULT_CONCURRENCY,
     campaign_id: int | None = None,
     now: Callable[[], datetime] = utcnow,
     on_done: Callable[[PollOutcome], None] | None = None,
@@ -649,17 +669,91 @@ def poll_due(
 
     lanes = _lanes(_load_jobs(engine, blog_ids), getattr(fetcher, "max_per_host", None))
     try:
+        if concurrency:
+            return asyncio.run(
+                _async_pass(
+                    engine, fetcher, lanes, now, records, renew, report, mail, threads, concurrency
+                )
+            )
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="poll") as pool:
             return [outcome for done in pool.map(work, lanes) for outcome in done]
     finally:
         records.flush()
 
 
+async def _async_pass(engine, fetcher, lanes, now, records, renew, report, mail, threads, limit):
+    """The lanes as coroutines on one event loop: up to `limit` requests in flight from one
+    thread (adapters.fetch_async). The loop only fetches and classifies; a changed feed's
+    parse, further fetches and transaction, and each batch of poll records, run in a pool of
+    `threads` workers, so no database work or parse stalls the loop."""
+    loop = asyncio.get_running_loop()
+    gate = asyncio.Semaphore(limit)
+    writes: list[asyncio.Future] = []
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="poll") as pool:
+        async with AsyncFetcher(fetcher, limit=limit) as client:
+            in_thread = client.blocking()
+
+            async def poll(job: _Job) -> PollOutcome:
+                renew()
+                when = now()
+                started = loop.time()
+                result = await client.fetch(job.state, when, interval=_interval(job.deadline, when))
+                outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
+                if _nothing_new(job, result):
+                    batch = records.take(_nothing_new_record(job.blog_id, result, when), outcome)
+                    if batch:
+                        writes.append(loop.run_in_executor(pool, records.write, batch))
+                    return outcome
+                left = fetcher.total_timeout - (loop.time() - started)
+                changed = functools.partial(
+                    _changed, engine, job, in_thread, result, when, outcome, renew, mail, left
+                )
+                return await loop.run_in_executor(pool, changed)
+
+            async def lane(jobs: list[_Job]) -> list[PollOutcome]:
+                done = []
+                for job in jobs:
+                    async with gate:
+                        try:
+                            outcome = await poll(job)
+                        except Exception as exc:  # one broken feed must not stop the pass
+                            outcome = PollOutcome(job.blog_id, "error", error=_describe(exc))
+                            await loop.run_in_executor(
+                                pool,
+                                _release_after_error,
+                                engine,
+                                job.blog_id,
+                                outcome.error,
+                                now(),
+                            )
+                    done.append(report(outcome))
+                return done
+
+            outcomes = await asyncio.gather(*(lane(jobs) for jobs in lanes))
+        await asyncio.gather(*writes)
+    return [outcome for done in outcomes for outcome in done]
+
+
+def _changed(engine, job, fetcher, result, now, outcome, renew, mail, left) -> PollOutcome:
+    """In a worker thread: the rest of `_poll` for a feed with something new, its further
+    fetches within what is left of the blog's deadline."""
+    with deadline.deadline(max(left, 0)):
+        documents, comment_counts = _read_changed(engine, job, fetcher, result, now, outcome, renew)
+    _store(
+        engine, job.blog_id, job.campaign_id, result, documents, comment_counts, now, outcome, mail
+    )
+    return outcome
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _poll_in_pass(engine, job, fetcher, now, records, renew, mail) -> PollOutcome:
     try:
         return _poll(engine, job, fetcher, now(), records, renew, mail)
     except Exception as exc:  # one broken feed must not stop the pass
-        outcome = PollOutcome(job.blog_id, "error", error=f"{type(exc).__name__}: {exc}")
+        outcome = PollOutcome(job.blog_id, "error", error=_describe(exc))
         _release_after_error(engine, job.blog_id, outcome.error, now())
         return outcome
 
@@ -708,6 +802,7 @@ def poll_once(app, *, slug=None, progress=None) -> list[PollOutcome]:
         fetcher=app_fetcher(app),
         owner=_owner(),
         threads=app.config.get("PBP_POLL_THREADS", 16),
+        concurrency=app.config.get("PBP_POLL_CONCURRENCY", DEFAULT_CONCURRENCY),
         campaign_id=campaign_id,
         lease=lease_from_config(app.config),
         progress=progress,
