@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import ipaddress
 import socket
+import ssl
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
 from urllib.parse import urljoin
@@ -110,13 +111,29 @@ def guarded_socket_factory(policy: AddressPolicy) -> Callable[[tuple], socket.so
     return make
 
 
+@contextlib.asynccontextmanager
+async def _abort_when_cancelled(response: aiohttp.ClientResponse) -> AsyncIterator[None]:
+    """At the deadline, drop the connection at once: a graceful TLS shutdown with a server
+    that keeps dripping would linger for asyncio's 30 s shutdown timeout."""
+    try:
+        yield
+    except asyncio.CancelledError:
+        connection = response.connection
+        if connection is not None and connection.transport is not None:
+            connection.transport.abort()
+        raise
+
+
 class AsyncFetcher:
     """``Fetcher.fetch`` on the running event loop, with *fetcher*'s settings. Open it with
     ``async with`` in the loop that will use it."""
 
-    def __init__(self, fetcher: Fetcher, *, limit: int = 256) -> None:
+    def __init__(
+        self, fetcher: Fetcher, *, limit: int = 256, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.fetcher = fetcher
         self.limit = limit
+        self.tls = tls  # None: the default context (system CAs, hostname checked)
         self.max_per_host = fetcher.max_per_host
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._session: aiohttp.ClientSession | None = None
@@ -131,6 +148,7 @@ class AsyncFetcher:
             limit_per_host=0,  # the host slots below limit requests, redirects included
             ttl_dns_cache=DNS_CACHE_SECONDS,
             keepalive_timeout=60,
+            ssl=self.tls if self.tls is not None else True,
         )
         self._session = aiohttp.ClientSession(
             connector=connector,
@@ -149,6 +167,10 @@ class AsyncFetcher:
         if self._session is not None:
             await self._session.close()
             self._session = None
+            # A closed transport is only let go on the loop's next turns; the loop may be
+            # closed right after (asyncio.run), leaving "unclosed transport" warnings.
+            for _ in range(3):
+                await asyncio.sleep(0)
 
     # --- polling ---------------------------------------------------------------------------
     async def fetch(
@@ -202,12 +224,16 @@ class AsyncFetcher:
         moved_to: str | None = None
         all_permanent = True
         for _ in range(self.fetcher.max_redirects + 1):
-            _, host, _ = split_url(current)  # addresses are checked when connecting
+            _, host, port = split_url(current)  # addresses are checked when connecting
+            self._check_numeric(host, port)
             async with self._host_slot(host):
                 try:
-                    async with self._session.get(
-                        current, headers=headers, allow_redirects=False
-                    ) as response:
+                    async with (
+                        self._session.get(
+                            current, headers=headers, allow_redirects=False
+                        ) as response,
+                        _abort_when_cancelled(response),
+                    ):
                         location = response.headers.get("location")
                         if response.status in REDIRECTS and location:
                             target = urljoin(current, location.strip())
@@ -229,6 +255,15 @@ class AsyncFetcher:
         raise RedirectError(
             f"The feed address redirects more than {self.fetcher.max_redirects} times."
         )
+
+    def _check_numeric(self, host: str, port: int) -> None:
+        """An address in a legacy numeric form (2130706433, 0x7f.1): aiohttp refuses it as
+        an invalid URL; name the address it means, as the synchronous fetcher does."""
+        try:
+            socket.inet_aton(host)
+        except OSError:
+            return
+        checked_addresses(host, port, self.fetcher.policy)  # no lookup: a number
 
     def _error(self, url: str, exc: aiohttp.ClientError) -> FeedError:
         """The FeedError for what aiohttp raised: the synchronous fetcher's messages."""

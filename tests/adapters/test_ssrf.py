@@ -14,6 +14,7 @@ from adapters import check_url
 from adapters.errors import BlockedURL
 from adapters.fetch import FeedState, Fetcher, FetchStatus
 from adapters.ssrf import AddressPolicy, blocked_reason
+from tests.adapters.async_fetch import FETCH_PATHS, on_path
 from tests.feedserver import FeedServer
 from tests.helpers import FEED_NOW as NOW
 from tests.helpers import fixture_bytes
@@ -168,8 +169,9 @@ def test_dns_rebinding_is_caught_at_connect_time(
     assert feed_server.count("/feed") == 0
 
 
+@pytest.mark.parametrize("path", FETCH_PATHS)
 def test_redirect_to_a_private_address_is_refused(
-    make_feed_server: Callable[..., FeedServer],
+    make_feed_server: Callable[..., FeedServer], path: str
 ) -> None:
     """A 'public' server (127.0.0.2, allow-listed) redirects to a private one (127.0.0.1)."""
     public = make_feed_server("127.0.0.2")
@@ -178,7 +180,8 @@ def test_redirect_to_a_private_address_is_refused(
     public.add("/ok", body=fixture_bytes("hugo_rss.xml"))
     public.redirect("/feed", private.url("/secret"))
     public.redirect("/moved", public.url("/ok"))
-    with Fetcher(allowed_networks=("127.0.0.2/32",), read_timeout=1.0) as fetcher:
+    allowing = Fetcher(allowed_networks=("127.0.0.2/32",), read_timeout=1.0)
+    with on_path(path, allowing) as fetcher:
         # control: redirects within the allowed network work
         assert fetcher.fetch(FeedState(public.url("/moved")), NOW).status is FetchStatus.OK
         result = fetcher.fetch(FeedState(public.url("/feed")), NOW)

@@ -55,6 +55,10 @@ MAX_COMMENT_FEEDS = 50  # per blog per poll
 # Requests in flight in a pass (PBP_POLL_CONCURRENCY); 0 polls with `threads` threads instead,
 # one blocking request each (the pre-asyncio pass, kept for comparison in tests/bench).
 DEFAULT_CONCURRENCY = 256
+# Feeds one async pass claims: the scheduler runs a pass a minute, and one pass of 500 left a
+# worker polling 500 feeds a minute; a bigger batch also mixes more hosts, so fewer feeds
+# wait on their host's per-host limit.
+ASYNC_CLAIM = 2000
 RECORD_BATCH = 100  # poll records of feeds with nothing new, written together
 
 log = logging.getLogger("pbp.polling")
@@ -654,7 +658,12 @@ def poll_due(
     lease = lease or LEASE
     claimed_at = now()
     blog_ids = claim_due(
-        engine=engine, now=claimed_at, owner=owner, campaign_id=campaign_id, lease=lease
+        engine=engine,
+        now=claimed_at,
+        owner=owner,
+        limit=ASYNC_CLAIM if concurrency else 500,
+        campaign_id=campaign_id,
+        lease=lease,
     )
     if not blog_ids:
         return []
