@@ -260,9 +260,14 @@ class AsyncFetcher:
         """An address in a legacy numeric form (2130706433, 0x7f.1): aiohttp refuses it as
         an invalid URL; name the address it means, as the synchronous fetcher does."""
         try:
+            ipaddress.ip_address(host)
+            return  # an address as written: the socket factory checks it
+        except ValueError:
+            pass
+        try:
             socket.inet_aton(host)
         except OSError:
-            return
+            return  # a name: the resolver checks it
         checked_addresses(host, port, self.fetcher.policy)  # no lookup: a number
 
     def _error(self, url: str, exc: aiohttp.ClientError) -> FeedError:

@@ -192,12 +192,12 @@ def farm():
 
 
 # --- the database ---------------------------------------------------------------------------
-@pytest.fixture
-def bench_campaign(engine, farm):
+def make_campaign(engine, urls: list[str], fields=None):
     """A committed campaign with one character and one external blog per feed (bulk ORM
-    inserts: 2,000 `add_character` calls would time the setup, not the poller)."""
+    inserts: 2,000 `add_character` calls would time the setup, not the poller). Returns
+    (campaign, referee, blog ids in the order of *urls*); `fields(k)` may give blog k
+    stored validators."""
     tag = uuid.uuid4().hex[:8]
-    start = time.perf_counter()
     with Session(engine, expire_on_commit=False) as session:
         referee = campaigns.create_user(
             session=session, email=f"ref-{tag}@bench.test", display_name="Ref"
@@ -208,13 +208,14 @@ def bench_campaign(engine, farm):
         session.add(Turn(campaign_id=campaign.id, number=1, opened_at=T0 - timedelta(days=5)))
         characters = [
             Character(campaign_id=campaign.id, name=f"Hero {k}", slug=f"hero-{k}")
-            for k in range(len(farm.urls))
+            for k in range(len(urls))
         ]
         session.add_all(characters)
         session.flush()
+        fields = fields or (lambda k: {})
         session.add_all(
-            Blog(character_id=c.id, kind="external", feed_url=url)
-            for c, url in zip(characters, farm.urls, strict=True)
+            Blog(character_id=c.id, kind="external", feed_url=url, **fields(k))
+            for k, (c, url) in enumerate(zip(characters, urls, strict=True))
         )
         session.commit()
         blog_ids = dict(
@@ -224,11 +225,22 @@ def bench_campaign(engine, farm):
                 .where(Character.campaign_id == campaign.id)
             ).all()
         )
-    setup_seconds = time.perf_counter() - start
-    yield campaign, [blog_ids[url] for url in farm.urls], setup_seconds
+    return campaign, referee, [blog_ids[url] for url in urls]
+
+
+def drop_campaign(engine, campaign, referee) -> None:
     with engine.begin() as conn:
         conn.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
         conn.execute(sa.delete(User).where(User.id == referee.id))
+
+
+@pytest.fixture
+def bench_campaign(engine, farm):
+    start = time.perf_counter()
+    campaign, referee, blog_ids = make_campaign(engine, farm.urls)
+    setup_seconds = time.perf_counter() - start
+    yield campaign, blog_ids, setup_seconds
+    drop_campaign(engine, campaign, referee)
 
 
 # --- what pbp does --------------------------------------------------------------------------
@@ -508,4 +520,72 @@ def test_bench_poll_pass(engine, farm, bench_campaign, monkeypatch, tmp_path):
         f"  rss2email `r2e run --no-send` on {len(sample)} feeds @50 ms: priming {r2e_prime:.2f} s,"
         f" measured pass {r2e_seconds:.2f} s = {r2e_rate:.1f} feeds/s{scaled};"
         f" pbp's async pass is {total / new[0] / r2e_rate:.1f}x its rate"
+    )
+
+
+# --- growth ---------------------------------------------------------------------------------
+GROWTH_DELAY = 0.005  # short: at 10x the feeds the pass takes seconds, not minutes
+GROWTH = 10  # the second step polls ten times the feeds of the first, on the same hosts
+
+
+def test_bench_poll_growth(engine):
+    """The per-feed cost of a pass at 1x and 10x the feeds (full: 2,000 and 20,000; small:
+    100 and 1,000), both paths' figures of the async pass: the feeds are seeded with their
+    validators (no priming pass: 20,000 first parses would time the setup), 90% answer 304
+    and 10% carry a new version (its four entries stored). Target: the cost per feed at 10x
+    within 1.2x of 1x. Asserted: the counts. Printed too: the worker's peak memory."""
+    hosts, per_host, _ = _scale()
+    figures = []
+    for step in (1, GROWTH):
+        farm = Farm(hosts, per_host * step, GROWTH_DELAY)
+        total = len(farm.urls)
+        try:
+            changing = [k for k in range(total) if k % CHANGED_EVERY == 0]
+            farm.serve(2, changing)
+            campaign, referee, blog_ids = make_campaign(
+                engine,
+                farm.urls,
+                fields=lambda k: {
+                    "etag": f'"v1-{k}"',
+                    "last_success_at": T0,
+                    "last_unconditional_at": T0,
+                    "next_poll_at": T0,
+                },
+            )
+            fetcher = polling.fetcher_from_config({"PBP_ALLOW_PRIVATE_FEEDS": True})
+            with fetcher:
+                requests_before, _ = farm.stats()
+                outcomes, seconds, cpu = pbp_pass(engine, fetcher, campaign.id, T1)
+                requests_after, peak_per_host = farm.stats()
+            drop_campaign(engine, campaign, referee)
+        finally:
+            farm.stop()
+        assert requests_after - requests_before == total == len(outcomes)
+        statuses = Counter(o.status for o in outcomes)
+        assert statuses == {"not_modified": total - len(changing), "ok": len(changing)}, _errors(
+            outcomes
+        )
+        assert sum(o.report.new_entries for o in outcomes) == 4 * len(changing)
+        assert peak_per_host <= fetcher.max_per_host
+        figures.append((total, seconds, cpu, peak_rss_mib()))
+    (n1, s1, c1, m1), (n2, s2, c2, m2) = figures
+    full = os.environ.get("PBP_BENCH_SCALE", "full") == "full"
+    cpu_ratio = (c2 / n2) / (c1 / n1)
+    wall_ratio = (s2 / n2) / (s1 / n1)
+    verdict = ("met" if cpu_ratio <= 1.2 else "MISSED") if full else "applies at full size"
+    print()
+    print(
+        f"poll growth: {hosts} loopback addresses, {GROWTH_DELAY * 1000:.0f} ms per answer, "
+        f"90% 304; async pass; {engine.dialect.name}"
+    )
+    print("| feeds | wall | per feed | poller CPU | CPU per feed | worker peak RSS |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for n, sec, cpu, rss in figures:
+        print(
+            f"| {n} | {sec:.2f} s | {sec / n * 1000:.3f} ms | {cpu:.2f} s | "
+            f"{cpu / n * 1000:.3f} ms | {rss:.0f} MiB |"
+        )
+    print(
+        f"  per-feed cost at {n2} vs {n1}: CPU {cpu_ratio:.2f}x (target <= 1.2x: {verdict}), "
+        f"wall {wall_ratio:.2f}x; peak RSS grew {m2 - m1:.0f} MiB"
     )
