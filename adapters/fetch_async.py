@@ -342,4 +342,7 @@ class BlockingFetcher:
     ) -> FetchResult:
         left = deadline.remaining()
         work = self.client.fetch(state, now, interval=interval, timeout=left)
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+        # The fetch ends at its deadline on the loop; the wait here has a limit of its own
+        # too, so a worker never blocks for ever on a loop that has stopped serving it.
+        wait = (self.client.fetcher.total_timeout if left is None else max(left, 0)) + 5
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=wait)
