@@ -6,10 +6,17 @@ fetched twice at once and a dead worker's claim expires. A pass that runs long r
 leases it still holds, so a slow pass never loses a feed to another worker mid-fetch. No
 database transaction is held open during network I/O.
 
+A pass waits on slow blogs (200-1,000 ms an answer), so its fetches run on one event loop,
+hundreds in flight (adapters.fetch_async, PBP_POLL_CONCURRENCY); a changed feed is parsed
+and stored in a few worker threads. PBP_POLL_CONCURRENCY=0 keeps the threaded pass (a
+blocking request per thread; the benchmark compares the two). `poll_blog` (one feed, from a
+web request) fetches with the synchronous Fetcher.
+
 Most polls find nothing new (304 or identical bytes), so that path is kept cheap: a pass
-reads what it needs for the whole batch in two queries, stored entries are only read when a
-feed changed, and the poll records of unchanged feeds are written a hundred to a
-transaction. tests/bench/test_bench_poll.py measures a pass.
+reads what it needs for the whole batch in two queries, nothing is parsed, stored entries are
+only read when a feed changed, connections are kept alive per host, and the poll records of
+unchanged feeds are written a hundred to a transaction (one executemany).
+tests/bench/test_bench_poll.py measures a pass.
 """
 
 from __future__ import annotations
@@ -650,8 +657,10 @@ def poll_due(
     progress: Callable[[int, int, PollOutcome], None] | None = None,
     mail: MailSettings | None = None,
 ) -> list[PollOutcome]:
-    """One pass over every due blog with a bounded pool. The fetcher enforces the
-    per-host limit; the work is split into lanes per host so that limit never idles the pool.
+    """One pass over every due blog: `concurrency` requests in flight on an event loop
+    (`_async_pass`), or with `concurrency=0` a pool of `threads` threads. The per-host limit is
+    enforced on every request; the work is split into lanes per host so that limit never
+    idles the pool.
 
     `lease` defaults to LEASE and is renewed while the pass runs (see `_Renewal`).
     `progress(done, total, outcome)` is called once per feed as it finishes, `done` counting
