@@ -222,6 +222,7 @@ class Fetcher:
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._lock = threading.Lock()
+        self._event_loop = None  # adapters.fetch_async.event_loop: the poll passes' loop
 
     # --- sessions --------------------------------------------------------------------------
     def session(self) -> requests.Session:
@@ -270,6 +271,9 @@ class Fetcher:
     def close(self) -> None:
         with self._lock:
             sessions, self._sessions = self._sessions, []
+            loop, self._event_loop = self._event_loop, None
+        if loop is not None:
+            loop.close()
         for session in sessions:
             session.close()
         self._local = threading.local()

@@ -22,6 +22,10 @@ Keep-alive: one connector per AsyncFetcher keeps connections open per host betwe
 
 ``blocking()`` gives worker threads a Fetcher-like object whose ``fetch`` runs on this loop
 (a changed feed's further pages and comment feeds), so they share the per-host limit.
+
+``event_loop(fetcher)`` is the Fetcher's own loop, in a thread of its own, with one
+AsyncFetcher that lives as long as the Fetcher (closed by ``Fetcher.close``): its
+connections stay open per host from one poll pass to the next, as requests' sessions did.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import contextlib
 import ipaddress
 import socket
 import ssl
+import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
 from urllib.parse import urljoin
@@ -346,3 +351,42 @@ class BlockingFetcher:
         # too, so a worker never blocks for ever on a loop that has stopped serving it.
         wait = (self.client.fetcher.total_timeout if left is None else max(left, 0)) + 5
         return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=wait)
+
+
+class EventLoop:
+    """An event loop running in a thread of its own, with one open AsyncFetcher on it."""
+
+    def __init__(self, fetcher: Fetcher, *, limit: int, tls: ssl.SSLContext | None = None):
+        self.limit = limit
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="pbp-fetch-loop", daemon=True
+        )
+        self.thread.start()
+        self.client = AsyncFetcher(fetcher, limit=limit, tls=tls)
+        self.run(self.client.__aenter__())
+
+    def run(self, work):
+        """Run the coroutine *work* on the loop; wait for its result here."""
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+
+    def close(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.run(self.client.__aexit__(None, None, None))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+        self.loop.close()
+
+
+def event_loop(fetcher: Fetcher, *, limit: int) -> EventLoop:
+    """*fetcher*'s event loop (started on first use, closed with the fetcher); a new one if
+    *limit* changed."""
+    with fetcher._lock:
+        current = fetcher._event_loop
+        if current is not None and current.limit == limit:
+            return current
+        fetcher._event_loop = EventLoop(fetcher, limit=limit)
+    if current is not None:
+        current.close()
+    return fetcher._event_loop

@@ -3,13 +3,11 @@ Fetcher's `fetch` and `request`, so the fetch, SSRF and deadline tests run on bo
 
 from __future__ import annotations
 
-import asyncio
 import ssl
-import threading
 from datetime import datetime, timedelta
 
 from adapters.fetch import Document, FeedState, Fetcher, FetchResult
-from adapters.fetch_async import AsyncFetcher
+from adapters.fetch_async import EventLoop
 
 # The synchronous Fetcher (requests; discovery, the blog form, one blog's poll) and the poll
 # pass's AsyncFetcher (aiohttp on an event loop), which must keep the same rules.
@@ -17,19 +15,12 @@ FETCH_PATHS = ["requests", "aiohttp"]
 
 
 class LoopFetcher:
-    """An AsyncFetcher on an event loop in a thread of its own; anything else is the
-    wrapped Fetcher's (its settings)."""
+    """An AsyncFetcher on an event loop in a thread of its own (the poll pass's EventLoop);
+    anything else is the wrapped Fetcher's (its settings)."""
 
     def __init__(self, fetcher: Fetcher, tls: ssl.SSLContext | None = None) -> None:
         self.sync = fetcher
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.client = AsyncFetcher(fetcher, tls=tls)
-        self._run(self.client.__aenter__())
-
-    def _run(self, work):
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+        self.runner = EventLoop(fetcher, limit=16, tls=tls)
 
     def __getattr__(self, name: str):
         return getattr(self.sync, name)
@@ -37,16 +28,13 @@ class LoopFetcher:
     def fetch(
         self, state: FeedState, now: datetime, *, interval: timedelta | None = None
     ) -> FetchResult:
-        return self._run(self.client.fetch(state, now, interval=interval))
+        return self.runner.run(self.runner.client.fetch(state, now, interval=interval))
 
     def request(self, url: str, headers: dict[str, str] | None = None) -> Document:
-        return self._run(self.client.request(url, headers))
+        return self.runner.run(self.runner.client.request(url, headers))
 
     def close(self) -> None:
-        self._run(self.client.__aexit__(None, None, None))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        self.loop.close()
+        self.runner.close()
         self.sync.close()
 
     def __enter__(self) -> LoopFetcher:

@@ -43,7 +43,7 @@ from sqlmodel import Session, select
 
 from adapters import FeedError, FeedState, Fetcher, FetchResult, FetchStatus, deadline, parse_feed
 from adapters.base import ParsedFeed, comment_feed_due, normalize_identifier
-from adapters.fetch_async import AsyncFetcher
+from adapters.fetch_async import event_loop
 from adapters.schedule import apply_ttl
 from pbp.db import writing
 from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
@@ -691,10 +691,9 @@ def poll_due(
     lanes = _lanes(_load_jobs(engine, blog_ids), getattr(fetcher, "max_per_host", None))
     try:
         if concurrency:
-            return asyncio.run(
-                _async_pass(
-                    engine, fetcher, lanes, now, records, renew, report, mail, threads, concurrency
-                )
+            loop = event_loop(fetcher, limit=concurrency)
+            return loop.run(
+                _async_pass(engine, loop.client, lanes, now, records, renew, report, mail, threads)
             )
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="poll") as pool:
             return [outcome for done in pool.map(work, lanes) for outcome in done]
@@ -702,14 +701,15 @@ def poll_due(
         records.flush()
 
 
-async def _async_pass(engine, fetcher, lanes, now, records, renew, report, mail, threads, limit):
-    """The lanes as coroutines on one event loop: up to `limit` requests in flight from one
-    thread (adapters.fetch_async). The loop only fetches and classifies. A changed feed's
-    parse, further fetches and transaction, and each batch of poll records, go to a pool of
-    up to ASYNC_WORKERS threads, and its lane fetches its next feed meanwhile: no parse or database
-    work holds up the loop or a lane."""
+async def _async_pass(engine, client, lanes, now, records, renew, report, mail, threads):
+    """The lanes as coroutines on the fetcher's event loop: up to `client.limit` requests in
+    flight from one thread (adapters.fetch_async), on connections kept from pass to pass.
+    The loop only fetches and classifies. A changed feed's parse, further fetches and
+    transaction, and each batch of poll records, go to a pool of up to ASYNC_WORKERS
+    threads, and its lane fetches its next feed meanwhile: no parse or database work holds
+    up the loop or a lane."""
     loop = asyncio.get_running_loop()
-    gate = asyncio.Semaphore(limit)
+    gate = asyncio.Semaphore(client.limit)
     background: list[asyncio.Future] = []
     outcomes: list[PollOutcome] = []
     workers = min(threads, ASYNC_WORKERS)
@@ -727,36 +727,33 @@ async def _async_pass(engine, fetcher, lanes, now, records, renew, report, mail,
             if outcome is not None:  # None: handed to a worker, settled when it is done
                 outcomes.append(report(outcome))
 
-        async with AsyncFetcher(fetcher, limit=limit) as client:
-            in_thread = client.blocking()
+        in_thread = client.blocking()
 
-            async def poll(job: _Job) -> PollOutcome | None:
-                renew()
-                when = now()
-                started = loop.time()
-                async with gate:
-                    result = await client.fetch(
-                        job.state, when, interval=_interval(job.deadline, when)
-                    )
-                outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
-                if _nothing_new(job, result):
-                    batch = records.take(_nothing_new_record(job.blog_id, result, when), outcome)
-                    if batch:
-                        background.append(in_pool(records.write, batch))
-                    return outcome
-                left = fetcher.total_timeout - (loop.time() - started)
-                rest = in_pool(
-                    _changed, engine, job, in_thread, result, when, outcome, renew, mail, left
-                )
-                background.append(asyncio.ensure_future(settle(job, rest)))
-                return None
+        async def poll(job: _Job) -> PollOutcome | None:
+            renew()
+            when = now()
+            started = loop.time()
+            async with gate:
+                result = await client.fetch(job.state, when, interval=_interval(job.deadline, when))
+            outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
+            if _nothing_new(job, result):
+                batch = records.take(_nothing_new_record(job.blog_id, result, when), outcome)
+                if batch:
+                    background.append(in_pool(records.write, batch))
+                return outcome
+            left = client.fetcher.total_timeout - (loop.time() - started)
+            rest = in_pool(
+                _changed, engine, job, in_thread, result, when, outcome, renew, mail, left
+            )
+            background.append(asyncio.ensure_future(settle(job, rest)))
+            return None
 
-            async def lane(jobs: list[_Job]) -> None:
-                for job in jobs:
-                    await settle(job, poll(job))
+        async def lane(jobs: list[_Job]) -> None:
+            for job in jobs:
+                await settle(job, poll(job))
 
-            await asyncio.gather(*(lane(jobs) for jobs in lanes))
-            await asyncio.gather(*background)  # changed feeds still fetch on this loop
+        await asyncio.gather(*(lane(jobs) for jobs in lanes))
+        await asyncio.gather(*background)  # changed feeds still fetch on this loop
     return outcomes
 
 
