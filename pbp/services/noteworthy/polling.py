@@ -734,7 +734,8 @@ async def _async_pass(engine, client, lanes, now, records, renew, report, mail, 
             when = now()
             started = loop.time()
             async with gate:
-                result = await client.fetch(job.state, when, interval=_interval(job.deadline, when))
+                interval = _interval(job.deadline, when, job.pushed_until)
+                result = await client.fetch(job.state, when, interval=interval)
             outcome = PollOutcome(job.blog_id, result.status.value, fetched_documents=1)
             if _nothing_new(job, result):
                 batch = records.take(_nothing_new_record(job.blog_id, result, when), outcome)
