@@ -123,6 +123,18 @@ def test_one_private_address_among_public_ones_is_enough(monkeypatch: pytest.Mon
         check_url("http://mixed.example/feed")
 
 
+def test_fetch_refuses_a_name_with_one_private_address_without_connecting(
+    monkeypatch: pytest.MonkeyPatch, strict_fetcher: Fetcher, no_sockets: None
+) -> None:
+    """The name is refused whole: which address a connection would try first (aiohttp's
+    happy eyeballs may try any) does not matter."""
+    table = {"mixed.example": [PUBLIC_IP, "10.1.2.3"]}
+    monkeypatch.setattr(socket, "getaddrinfo", fake_resolver(table))
+    result = strict_fetcher.fetch(FeedState("http://mixed.example/feed"), NOW)
+    assert result.status is FetchStatus.BLOCKED
+    assert "private" in result.reason and "mixed.example is 10.1.2.3" in result.reason
+
+
 def test_allow_private_lifts_the_rule() -> None:
     check_url("http://127.0.0.1/feed", allow_private=True)
     check_url("http://[::1]/feed", allow_private=True)
