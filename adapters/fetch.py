@@ -222,6 +222,7 @@ class Fetcher:
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._lock = threading.Lock()
+        self._event_loop = None  # adapters.fetch_async.event_loop: the poll passes' loop
 
     # --- sessions --------------------------------------------------------------------------
     def session(self) -> requests.Session:
@@ -270,6 +271,9 @@ class Fetcher:
     def close(self) -> None:
         with self._lock:
             sessions, self._sessions = self._sessions, []
+            loop, self._event_loop = self._event_loop, None
+        if loop is not None:
+            loop.close()
         for session in sessions:
             session.close()
         self._local = threading.local()
@@ -432,6 +436,16 @@ class Fetcher:
     ) -> FetchResult:
         """Poll *state.url* once; *now* is the poll time used for every scheduling decision."""
         interval = interval or self.interval
+        headers, base, unconditional = self.start(state, now)
+        try:
+            document = self.request(state.url, headers)
+        except FeedError as exc:
+            return self.failed(base, exc, interval)
+        return self.classify(base, document, unconditional, interval)
+
+    def start(self, state: FeedState, now: datetime) -> tuple[dict[str, str], FetchResult, bool]:
+        """(request headers, the result if the request fails, whether it is unconditional):
+        what a poll decides before its request (shared with adapters.fetch_async)."""
         unconditional = schedule.needs_unconditional(state.last_unconditional_at, now)
         headers: dict[str, str] = {}
         if not unconditional:
@@ -450,17 +464,17 @@ class Fetcher:
             content_hash=state.content_hash,
             last_unconditional_at=state.last_unconditional_at,
         )
-        try:
-            document = self.request(state.url, headers)
-        except FeedError as exc:
-            status = {
-                BlockedURL: FetchStatus.BLOCKED,
-                FeedTooLarge: FetchStatus.TOO_LARGE,
-            }.get(type(exc), FetchStatus.FAILED)
-            return self._failure(base, status, exc, interval)
-        return self._classify(base, document, unconditional, interval)
+        return headers, base, unconditional
 
-    def _classify(
+    def failed(self, base: FetchResult, exc: FeedError, interval: timedelta) -> FetchResult:
+        """The result of a request that raised *exc*."""
+        status = {
+            BlockedURL: FetchStatus.BLOCKED,
+            FeedTooLarge: FetchStatus.TOO_LARGE,
+        }.get(type(exc), FetchStatus.FAILED)
+        return self._failure(base, status, exc, interval)
+
+    def classify(
         self, base: FetchResult, doc: Document, unconditional: bool, interval: timedelta
     ) -> FetchResult:
         now = base.fetched_at

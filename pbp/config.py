@@ -107,6 +107,7 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "PBP_SIGNUP": signup_mode(env.get("PBP_SIGNUP")),
         "PBP_ALLOW_PRIVATE_FEEDS": _flag(env.get("PBP_ALLOW_PRIVATE_FEEDS")),
         "PBP_POLL_THREADS": int(env.get("PBP_POLL_THREADS") or 16),
+        "PBP_POLL_CONCURRENCY": int(env.get("PBP_POLL_CONCURRENCY") or 256),
         "PBP_POLL_PER_HOST": int(env.get("PBP_POLL_PER_HOST") or 2),
         "PBP_POLL_LEASE_SECONDS": float(env.get("PBP_POLL_LEASE_SECONDS") or 600),
         "PBP_FETCH_CONNECT_TIMEOUT": float(env.get("PBP_FETCH_CONNECT_TIMEOUT") or 5),

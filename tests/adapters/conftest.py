@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from adapters.fetch import Fetcher
+from tests.adapters.async_fetch import FETCH_PATHS, on_path
 from tests.feedserver import FeedServer
 from tests.helpers import FEED_FIXTURES
 
@@ -38,21 +39,28 @@ def feed_server(make_feed_server: Callable[..., FeedServer]) -> FeedServer:
     return make_feed_server()
 
 
-@pytest.fixture
-def fetcher() -> Iterator[Fetcher]:
+# Every test taking `fetcher` or `strict_fetcher` runs on both fetch paths (FETCH_PATHS).
+
+
+@pytest.fixture(params=FETCH_PATHS)
+def fetcher(request) -> Iterator[Fetcher]:
     """A fetcher for the loopback server: private addresses allowed, short timeouts."""
-    with Fetcher(
-        instance_url="https://pbp.test",
-        allow_private=True,
-        connect_timeout=1.0,
-        read_timeout=0.5,
-        total_timeout=5.0,
+    with on_path(
+        request.param,
+        Fetcher(
+            instance_url="https://pbp.test",
+            allow_private=True,
+            connect_timeout=1.0,
+            read_timeout=0.5,
+            total_timeout=5.0,
+        ),
     ) as f:
         yield f
 
 
-@pytest.fixture
-def strict_fetcher() -> Iterator[Fetcher]:
+@pytest.fixture(params=FETCH_PATHS)
+def strict_fetcher(request) -> Iterator[Fetcher]:
     """A fetcher with production SSRF rules (no private addresses)."""
-    with Fetcher(instance_url="https://pbp.test", connect_timeout=1.0, read_timeout=0.5) as f:
+    plain = Fetcher(instance_url="https://pbp.test", connect_timeout=1.0, read_timeout=0.5)
+    with on_path(request.param, plain) as f:
         yield f

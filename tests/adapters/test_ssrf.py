@@ -14,6 +14,7 @@ from adapters import check_url
 from adapters.errors import BlockedURL
 from adapters.fetch import FeedState, Fetcher, FetchStatus
 from adapters.ssrf import AddressPolicy, blocked_reason
+from tests.adapters.async_fetch import FETCH_PATHS, on_path
 from tests.feedserver import FeedServer
 from tests.helpers import FEED_NOW as NOW
 from tests.helpers import fixture_bytes
@@ -122,6 +123,18 @@ def test_one_private_address_among_public_ones_is_enough(monkeypatch: pytest.Mon
         check_url("http://mixed.example/feed")
 
 
+def test_fetch_refuses_a_name_with_one_private_address_without_connecting(
+    monkeypatch: pytest.MonkeyPatch, strict_fetcher: Fetcher, no_sockets: None
+) -> None:
+    """The name is refused whole: which address a connection would try first (aiohttp's
+    happy eyeballs may try any) does not matter."""
+    table = {"mixed.example": [PUBLIC_IP, "10.1.2.3"]}
+    monkeypatch.setattr(socket, "getaddrinfo", fake_resolver(table))
+    result = strict_fetcher.fetch(FeedState("http://mixed.example/feed"), NOW)
+    assert result.status is FetchStatus.BLOCKED
+    assert "private" in result.reason and "mixed.example is 10.1.2.3" in result.reason
+
+
 def test_allow_private_lifts_the_rule() -> None:
     check_url("http://127.0.0.1/feed", allow_private=True)
     check_url("http://[::1]/feed", allow_private=True)
@@ -168,8 +181,9 @@ def test_dns_rebinding_is_caught_at_connect_time(
     assert feed_server.count("/feed") == 0
 
 
+@pytest.mark.parametrize("path", FETCH_PATHS)
 def test_redirect_to_a_private_address_is_refused(
-    make_feed_server: Callable[..., FeedServer],
+    make_feed_server: Callable[..., FeedServer], path: str
 ) -> None:
     """A 'public' server (127.0.0.2, allow-listed) redirects to a private one (127.0.0.1)."""
     public = make_feed_server("127.0.0.2")
@@ -178,7 +192,8 @@ def test_redirect_to_a_private_address_is_refused(
     public.add("/ok", body=fixture_bytes("hugo_rss.xml"))
     public.redirect("/feed", private.url("/secret"))
     public.redirect("/moved", public.url("/ok"))
-    with Fetcher(allowed_networks=("127.0.0.2/32",), read_timeout=1.0) as fetcher:
+    allowing = Fetcher(allowed_networks=("127.0.0.2/32",), read_timeout=1.0)
+    with on_path(path, allowing) as fetcher:
         # control: redirects within the allowed network work
         assert fetcher.fetch(FeedState(public.url("/moved")), NOW).status is FetchStatus.OK
         result = fetcher.fetch(FeedState(public.url("/feed")), NOW)

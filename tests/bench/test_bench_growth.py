@@ -20,8 +20,8 @@ The database (a SQLite file, or a scratch PostgreSQL database with PBP_TEST_DATA
 ANALYZEd after each step as autovacuum would) holds 1, 4, then 16 such units; each step
 adds units to the same database. Measured at each step:
 - poll pass: every feed of every unit due (160, 640, 2,560), 90% answer 304 and 10% carry
-  one new entry; production `polling.poll_due` with 16 threads and the production per-host
-  limit; seconds per feed, the median of 3 passes;
+  one new entry; production `polling.poll_due` (its default event-loop pass) and the
+  production per-host limit; seconds per feed, the median of 3 passes;
 - tally: `services.noteworthy.tally.tally` of the first campaign's open turn (480 notes), read from
   the database each time: time per note. The turn stays the same while the other campaigns
   pile up, so any growth is a query that reads more than its campaign;
@@ -80,7 +80,7 @@ from tests.bench.test_bench_pages import (  # noqa: F401 (bench_engine: a fixtur
     page_urls,
     referee_client,
 )
-from tests.bench.test_bench_poll import THREADS, Counts, Farm, entry_owners, pbp_pass
+from tests.bench.test_bench_poll import Counts, Farm, entry_owners, pbp_pass
 from tests.services.mail.test_outbox import NOW as MAIL_NOW
 from tests.smtpserver import SmtpServer
 
@@ -519,7 +519,7 @@ def test_bench_growth(bench_engine, tmp_path, monkeypatch):  # noqa: F811 (fixtu
     print(
         f"  poll passes: {poll_counts.not_modified:,} x 304 with 0 parses and 0 entry writes;"
         f" {poll_counts.changed:,} changed feeds with {poll_counts.changed_parses:,} parses and"
-        f" {poll_counts.changed_writes:,} entry + revision rows; {THREADS} threads,"
+        f" {poll_counts.changed_writes:,} entry + revision rows; async pass,"
         f" {fetcher.max_per_host} per host"
     )
     if small:

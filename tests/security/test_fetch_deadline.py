@@ -25,6 +25,7 @@ from pbp.models import Blog, Campaign
 from pbp.services import campaigns
 from pbp.services.noteworthy import blog_settings as blogs
 from pbp.services.noteworthy import polling
+from tests.adapters.async_fetch import FETCH_PATHS, LoopFetcher, on_path
 from tests.feedserver import FeedServer
 from tests.security.hostile_http import SHAPES, DripServer
 
@@ -44,10 +45,11 @@ def short_fetcher(**options) -> Fetcher:
     )
 
 
+@pytest.mark.parametrize("path", FETCH_PATHS)
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_a_dripping_server_cannot_outlive_the_deadline(shape: str) -> None:
+def test_a_dripping_server_cannot_outlive_the_deadline(shape: str, path: str) -> None:
     head, drip = SHAPES[shape]
-    with DripServer(head, drip) as server, short_fetcher() as fetcher:
+    with DripServer(head, drip) as server, on_path(path, short_fetcher()) as fetcher:
         started = time.monotonic()
         result = fetcher.fetch(FeedState(server.url()), NOW)
         elapsed = time.monotonic() - started
@@ -91,12 +93,32 @@ def test_a_dripping_tls_server_cannot_outlive_the_deadline(certificate) -> None:
     assert result.reason == "The feed took longer than 1 s to download."
 
 
-def test_a_server_that_accepts_and_says_nothing_is_cut_at_the_deadline() -> None:
-    """Not even the read timeout's worth: the deadline is shorter than it here."""
+def test_a_dripping_tls_server_cannot_outlive_the_deadline_on_the_event_loop(
+    certificate,
+) -> None:
+    """The poll pass's path (aiohttp over asyncio's TLS): the same deadline."""
+    cert, key = certificate
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    head, drip = SHAPES["length-drip"]
+    trusting = ssl.create_default_context(cafile=cert)  # trusts the test certificate
     with (
-        DripServer(b"", b"") as server,
-        Fetcher(allow_private=True, read_timeout=5.0, total_timeout=TOTAL) as fetcher,
+        DripServer(head, drip, tls=tls) as server,
+        LoopFetcher(short_fetcher(), tls=trusting) as fetcher,
     ):
+        started = time.monotonic()
+        result = fetcher.fetch(FeedState(server.url()), NOW)
+        elapsed = time.monotonic() - started
+    assert server.requests == 1  # the handshake succeeded: the body drip is what was cut
+    assert elapsed < TOTAL + SLACK
+    assert result.reason == "The feed took longer than 1 s to download."
+
+
+@pytest.mark.parametrize("path", FETCH_PATHS)
+def test_a_server_that_accepts_and_says_nothing_is_cut_at_the_deadline(path: str) -> None:
+    """Not even the read timeout's worth: the deadline is shorter than it here."""
+    plain = Fetcher(allow_private=True, read_timeout=5.0, total_timeout=TOTAL)
+    with DripServer(b"", b"") as server, on_path(path, plain) as fetcher:
         started = time.monotonic()
         result = fetcher.fetch(FeedState(server.url()), NOW)
         elapsed = time.monotonic() - started

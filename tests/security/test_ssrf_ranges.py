@@ -12,6 +12,7 @@ from adapters import check_url
 from adapters.errors import BlockedURL
 from adapters.fetch import FeedState, Fetcher, FetchStatus
 from adapters.ssrf import blocked_reason
+from tests.adapters.async_fetch import FETCH_PATHS, on_path
 from tests.adapters.test_ssrf import fake_resolver
 from tests.helpers import FEED_NOW as NOW
 
@@ -45,11 +46,12 @@ def test_submission_is_refused_with_the_reason(address: str, reason: str) -> Non
     assert caught.value.message.startswith(f"Feeds on {reason} addresses are not allowed")
 
 
+@pytest.mark.parametrize("path", FETCH_PATHS)
 def test_a_hostname_resolving_to_6to4_loopback_is_refused_at_connect(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", fake_resolver({"six.example": ["2002:7f00:1::"]}))
-    with Fetcher(connect_timeout=1.0, read_timeout=0.5) as fetcher:
+    with on_path(path, Fetcher(connect_timeout=1.0, read_timeout=0.5)) as fetcher:
         result = fetcher.fetch(FeedState("http://six.example/feed"), NOW)
     assert result.status is FetchStatus.BLOCKED
     assert "6to4-wrapped loopback" in result.reason

@@ -325,6 +325,30 @@ def test_a_pushed_feed_is_polled_every_six_hours(engine, live, fetcher, hub, gam
         assert session.get(Blog, blog.id).next_poll_at <= now + timedelta(minutes=15)
 
 
+@pytest.mark.parametrize("concurrency", [polling.DEFAULT_CONCURRENCY, 0])
+def test_a_poll_pass_polls_a_pushed_feed_every_six_hours(
+    engine, live, fetcher, hub, game, server, concurrency
+):
+    """The same rule in a pass (the event-loop pass and the threaded one) as in `poll_blog`."""
+    campaign, blog, topic = game
+    subscribed(engine, live, fetcher, hub, blog, topic)
+    with Session(engine) as session:  # due now
+        session.execute(sa.update(Blog).where(Blog.id == blog.id).values(next_poll_at=None))
+        session.commit()
+    now = utcnow()
+    (outcome,) = polling.poll_due(
+        engine=engine,
+        fetcher=fetcher,
+        owner="push-test",
+        concurrency=concurrency,
+        campaign_id=campaign.id,
+        now=lambda: now,
+    )
+    assert outcome.blog_id == blog.id and not outcome.error
+    with Session(engine) as session:
+        assert session.get(Blog, blog.id).next_poll_at >= now + timedelta(hours=6)
+
+
 def test_a_changed_feed_is_unsubscribed(engine, live, fetcher, hub, game, server):
     campaign, blog, topic = game
     sub = subscribed(engine, live, fetcher, hub, blog, topic)

@@ -217,7 +217,10 @@ def test_crash_mid_poll_loses_nothing_committed_and_duplicates_nothing(
     assert len(entries) == len({e.source_id for e in entries}) >= 2
 
 
-def test_poll_due_pass_reports_each_blog(engine, game, server, fetcher):
+@pytest.mark.parametrize("concurrency", [polling.DEFAULT_CONCURRENCY, 0])
+def test_poll_due_pass_reports_each_blog(engine, game, server, fetcher, concurrency):
+    """On the event-loop pass and the threaded one: a changed feed's comment feed is fetched
+    from its worker thread (on the loop, in the async pass) and its notes stored."""
     campaign, blog = game
     serve_wordpress(server)
     seen = []
@@ -225,11 +228,15 @@ def test_poll_due_pass_reports_each_blog(engine, game, server, fetcher):
         engine=engine,
         fetcher=fetcher,
         owner="test",
+        concurrency=concurrency,
         campaign_id=campaign.id,
         now=lambda: NOW,
         on_done=seen.append,
     )
     assert [o.blog_id for o in outcomes] == [blog.id] == [o.blog_id for o in seen]
+    (outcome,) = outcomes
+    assert outcome.status == "ok" and outcome.fetched_documents >= 2
+    assert server.count(POST + "feed/") == 1 and outcome.report.new_notes >= 1
     again = polling.poll_due(
         engine=engine, fetcher=fetcher, owner="test", campaign_id=campaign.id, now=lambda: NOW
     )

@@ -120,7 +120,7 @@ def test_a_second_pass_right_after_finds_nothing_due(engine, database_url, tmp_p
 
 
 def test_progress_is_called_once_per_feed_with_the_configured_lease(
-    engine, database_url, tmp_path, game, server
+    engine, database_url, tmp_path, game, server, request
 ):
     slug, blog_ids = game
     app = create_app(
@@ -133,6 +133,7 @@ def test_progress_is_called_once_per_feed_with_the_configured_lease(
             "PBP_POLL_LEASE_SECONDS": 90,
         }
     )
+    request.addfinalizer(polling.app_fetcher(app).close)  # its event loop and connections
     polling.poll_once(app, slug=slug)  # first polls; now the two feeds answer 304
     with Session(engine) as session:  # due again
         session.execute(

@@ -187,7 +187,19 @@ def claim(engine, campaign_id: int, at: datetime, owner: str) -> list[int]:
     return sorted(ids)
 
 
+# Every pass here runs on both paths: the event loop (the default) and the threaded pass
+# (PBP_POLL_CONCURRENCY=0); each must keep the leases, lanes, limits and batched writes.
+PASS = {"concurrency": polling.DEFAULT_CONCURRENCY}
+
+
+@pytest.fixture(autouse=True, params=["async", "threads"])
+def pass_path(request, monkeypatch) -> None:
+    threads = request.param == "threads"
+    monkeypatch.setitem(PASS, "concurrency", 0 if threads else polling.DEFAULT_CONCURRENCY)
+
+
 def run_pass(engine, fetcher, campaign_id, clock, **kwargs) -> list[polling.PollOutcome]:
+    kwargs.setdefault("concurrency", PASS["concurrency"])
     return polling.poll_due(
         engine=engine,
         fetcher=fetcher,
