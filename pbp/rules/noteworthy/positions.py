@@ -330,29 +330,7 @@ _VERBS = {
 Candidate = tuple[Note, CharacterId, Stance]  # a note that may count: note, author, stance
 
 
-def keep_latest(
-    candidates: list[Candidate], ctx: TurnContext, tallying: Tallying
-) -> list[Candidate]:
-    """Noteworthy: "If a PC notes both support and opposition to the challenge, the PC's most
-    recent note holds sway." Candidates come in (publication, arrival) order; only notes that
-    take a position compete, so a later chatty note does not erase a position. Returns each
-    character's deciding note, earliest first."""
-    holders: dict[CharacterId, Candidate] = {}
-    reasons: dict[CharacterId, str] = {}  # one explanation per holder, shared by its notes
-    ignored = tallying.ignored
-    superseded = IgnoreReason.SUPERSEDED
-    for candidate in reversed(candidates):
-        note, author, _ = candidate
-        why = reasons.get(author)
-        if why is None:
-            holders[author] = candidate
-            reasons[author] = f"{ctx.name(author)}'s later note {note.id} holds sway."
-            continue
-        ignored.append(IgnoredNote(note.id, author, superseded, why))
-    return list(reversed(holders.values()))
-
-
-def _record_fate(facts: NoteFacts, tallying: Tallying) -> None:
+def _fate_of(facts: NoteFacts) -> Fate:
     """Noteworthy: a note may describe a desired fate, but "cannot describe a fate that would
     remove any PC other than the target from the game" -- the referee judges; we show it."""
     if facts.fate_allowed:
@@ -360,7 +338,11 @@ def _record_fate(facts: NoteFacts, tallying: Tallying) -> None:
     else:
         why = "Not allowed by the referee: a note cannot remove any PC but the target."
     note = facts.note
-    tallying.fates.append(Fate(note.id, facts.author_id, note.fate, facts.fate_allowed, why))
+    return Fate(note.id, facts.author_id, note.fate, facts.fate_allowed, why)
+
+
+def _record_fate(facts: NoteFacts, tallying: Tallying) -> None:
+    tallying.fates.append(_fate_of(facts))
 
 
 def _void_notes(notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallying:
@@ -379,6 +361,13 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     """The counted positions on one challenge, each with its deciding note, and every other
     note with the reason it does not count. ``notes`` come in (publication, arrival) order.
 
+    Noteworthy: "If a PC notes both support and opposition to the challenge, the PC's most
+    recent note holds sway." The notes are walked latest first, so the first note that takes
+    a position met for a character is their deciding one and each later one met is
+    superseded; only notes that take a position compete, so a later chatty note does not
+    erase a position. The lists are put back in the order the dashboard shows: ignored notes
+    in note order, then the superseded ones latest first; positions earliest first.
+
     The loop has a fast path for the usual note (a known author, a stored stance, no fate and
     no ruling) because a busy turn has thousands of notes; any other note takes the general
     path through ``read_note_facts`` and ``_skip_reason``. Both apply the same rules.
@@ -392,8 +381,14 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     gate = _author_gate(draft, ctx)
     ruled = book.has_rulings
     texts: dict[tuple, str] = {}  # explanations that depend only on the reason and author
-    candidates: list[Candidate] = []
-    for note in notes:
+    skipped: list[IgnoredNote] = []  # latest first, like every list filled in the loop
+    superseded: list[IgnoredNote] = []
+    backdated_flags: list[Flag | None] = []
+    fates: list[Fate] = []
+    deciding: dict[CharacterId, Candidate] = {}  # each character's deciding note
+    sway: dict[CharacterId, str] = {}  # why it holds sway, shared by the notes it supersedes
+    superseding = IgnoreReason.SUPERSEDED
+    for note in reversed(notes):
         author, stance, ruling_note = note.author_id, note.stance, ""
         reason = gate.get(author, _UNKNOWN)
         if (
@@ -404,7 +399,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
         ):
             facts = read_note_facts(note, ctx, book)
             if note.fate:
-                _record_fate(facts, tallying)
+                fates.append(_fate_of(facts))
             author, stance, ruling_note = facts.author_id, facts.stance, facts.ruling_note
             reason = _skip_reason(facts, draft, ctx, limit)
             late_ok = facts.ruled_count is True
@@ -417,10 +412,15 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             elif reason is None and stance is Stance.NONE:
                 reason = IgnoreReason.NO_POSITION
         if reason is None:
-            candidates.append((note, author, stance))
+            why = sway.get(author)
+            if why is None:
+                deciding[author] = (note, author, stance)
+                sway[author] = f"{ctx.name(author)}'s later note {note.id} holds sway."
+            else:
+                superseded.append(IgnoredNote(note.id, author, superseding, why))
             seen = note.first_seen
             if seen is not None and limit is not None and seen > limit and not late_ok:
-                tallying.flags.append(backdated(note, deadline))
+                backdated_flags.append(backdated(note, deadline))
             continue
         if reason in _PER_AUTHOR:
             why = texts.get((reason, author))
@@ -428,8 +428,14 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 why = texts[reason, author] = _skip_text(note, author, reason, ctx, deadline)
         else:
             why = _skip_text(note, author, reason, ctx, deadline, ruling_note, made_at)
-        tallying.ignored.append(IgnoredNote(note.id, author, reason, why))
-    for note, author, stance in keep_latest(candidates, ctx, tallying):
+        skipped.append(IgnoredNote(note.id, author, reason, why))
+    skipped.reverse()
+    tallying.ignored = skipped + superseded
+    fates.reverse()
+    tallying.fates = fates
+    backdated_flags.reverse()
+    tallying.flags = backdated_flags
+    for note, author, stance in reversed(deciding.values()):
         _place(note, author, stance, ctx, tallying)
     return tallying
 
