@@ -3,13 +3,14 @@
 The benchmark (tests/bench/test_bench_tally.py) times it beside ``tally_turn`` in the same
 run, and tests/rules/test_noteworthy_reference.py checks the two give equal tallies on
 generated turns. Only the functions that work changed are copied here (note order, grouping
-notes by entry, positions and the "most recent note holds sway" pass); everything else is
-the engine's own.
+notes by entry, positions, their wording and the "most recent note holds sway" pass);
+everything else is the engine's own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from operator import attrgetter
 
 from pbp.rules.noteworthy import (
@@ -20,7 +21,7 @@ from pbp.rules.noteworthy import (
     _summary,
 )
 from pbp.rules.noteworthy_challenges import Draft, find_challenges
-from pbp.rules.noteworthy_context import RulingBook, TurnContext, subject_key
+from pbp.rules.noteworthy_context import RulingBook, TurnContext, subject_key, when_compared
 from pbp.rules.noteworthy_final import endgame_after, provocation, tally_final
 from pbp.rules.noteworthy_model import (
     CharacterId,
@@ -32,6 +33,7 @@ from pbp.rules.noteworthy_model import (
     IgnoreReason,
     Note,
     Outcome,
+    Position,
     Stance,
     Tally,
     TurnInput,
@@ -40,12 +42,11 @@ from pbp.rules.noteworthy_positions import (
     _PER_AUTHOR,
     _UNKNOWN,
     Candidate,
+    Deadline,
     Tallying,
     _author_gate,
-    _place,
     _record_fate,
     _skip_reason,
-    _skip_text,
     _void_notes,
     backdated,
     edited_into_challenge,
@@ -243,3 +244,64 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     for note, author, stance in keep_latest(candidates, ctx, tallying):
         _place(note, author, stance, ctx, tallying)
     return tallying
+
+
+def _skip_text(
+    note: Note,
+    author: CharacterId | None,
+    reason: IgnoreReason,
+    ctx: TurnContext,
+    deadline: Deadline,
+    ruling_note: str = "",
+    made_at: datetime | None = None,
+) -> str:
+    """Why an ignored note does not count, in words for the dashboard."""
+    if reason is IgnoreReason.REFEREE:
+        why = ruling_note
+    elif reason is IgnoreReason.UNMAPPED:
+        label = note.author_label or "the commenter"
+        why = f"{label} is not mapped to a character; a ruling can name the author."
+    elif reason is IgnoreReason.CHALLENGER:
+        why = f"{ctx.name(author)} is the challenger."
+    elif reason is IgnoreReason.TARGET:
+        why = f"{ctx.name(author)} is the target."
+    elif reason is IgnoreReason.OUTSIDER:
+        why = f"{ctx.name(author)} is an outsider; outsiders cannot support or oppose."
+    elif reason is IgnoreReason.JOINED_LATE:
+        why = f"{ctx.name(author)} joined after the turn opened; they take no position in it."
+    elif reason is IgnoreReason.LATE:
+        limit, what = deadline
+        published, closed = when_compared(note.published, limit)
+        why = f"Published {published}, after {what} at {closed}."
+    elif reason is IgnoreReason.BEFORE_CHALLENGE:
+        written, made = when_compared(note.published, made_at)
+        why = (
+            f"Written {written}, before the challenge was made at {made}: a note can only "
+            "support or oppose a challenge that exists. A stance ruling can count it."
+        )
+    else:
+        why = "No clear support or opposition."
+    return why
+
+
+_VERBS = {
+    Stance.SUPPORT: "supports the challenge",
+    Stance.OPPOSE: "opposes the challenge",
+    Stance.AMBIGUOUS: "takes an ambiguous position; the referee must rule",
+}
+
+
+def _place(
+    note: Note, author: CharacterId, stance: Stance, ctx: TurnContext, tallying: Tallying
+) -> None:
+    tallying.deciding[note.id] = note
+    why = f"{ctx.name(author)} {_VERBS[stance]} (note {note.id})."
+    position = Position(author, note.id, stance, note.published, why)
+    if stance is Stance.SUPPORT:
+        tallying.supporters.append(position)
+    elif stance is Stance.OPPOSE:
+        tallying.opposers.append(position)
+    else:
+        tallying.pending.append(position)
+        message = f"{why} Note {note.id} reads both ways."
+        tallying.flags.append(Flag(FlagKind.AMBIGUOUS_STANCE, message, note.entry_id, note.id))

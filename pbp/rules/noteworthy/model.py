@@ -9,7 +9,7 @@ refer to characters, entries and notes; the engine never sees a database row. Se
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
@@ -365,6 +365,53 @@ class IgnoredNote:
     author_id: CharacterId | None
     reason: IgnoreReason
     explanation: str
+
+
+# A busy turn makes a Position or an IgnoredNote for every note (thousands on every view of
+# an open turn). The frozen dataclass __init__ sets each field through object.__setattr__;
+# setting the slots directly takes about half the time. ``position`` and ``ignored_note``
+# return the same objects as the classes do (same class, every field set in order); the
+# field lists are checked here, so a change to either class fails at import, not silently.
+_new = object.__new__
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple:
+    if tuple(f.name for f in fields(cls)) != names or cls.__slots__ != names:
+        raise RuntimeError(f"{cls.__name__}'s fields changed: update its fast constructor.")
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_set_character_id, _set_note_id, _set_stance, _set_published, _set_explanation = _slot_setters(
+    Position, ("character_id", "note_id", "stance", "published", "explanation")
+)
+_set_ignored_note_id, _set_author_id, _set_reason, _set_ignored_explanation = _slot_setters(
+    IgnoredNote, ("note_id", "author_id", "reason", "explanation")
+)
+
+
+def position(
+    character_id: CharacterId, note_id: NoteId, stance: Stance, published: datetime, why: str
+) -> Position:
+    """``Position(character_id, note_id, stance, published, why)``, faster (see above)."""
+    made = _new(Position)
+    _set_character_id(made, character_id)
+    _set_note_id(made, note_id)
+    _set_stance(made, stance)
+    _set_published(made, published)
+    _set_explanation(made, why)
+    return made
+
+
+def ignored_note(
+    note_id: NoteId, author_id: CharacterId | None, reason: IgnoreReason, why: str
+) -> IgnoredNote:
+    """``IgnoredNote(note_id, author_id, reason, why)``, faster (see above)."""
+    made = _new(IgnoredNote)
+    _set_ignored_note_id(made, note_id)
+    _set_author_id(made, author_id)
+    _set_reason(made, reason)
+    _set_ignored_explanation(made, why)
+    return made
 
 
 @dataclass(frozen=True, slots=True)

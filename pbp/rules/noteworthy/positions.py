@@ -7,7 +7,8 @@ to the challenge." Every note that does not count is listed with its reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ from pbp.rules.noteworthy.context import (
     parse_flag,
     parse_stance,
     subject_key,
+    when,
     when_compared,
 )
 from pbp.rules.noteworthy.model import (
@@ -28,11 +30,12 @@ from pbp.rules.noteworthy.model import (
     IgnoredNote,
     IgnoreReason,
     Note,
-    NoteId,
     Position,
     RulingKind,
     Stance,
     Status,
+    ignored_note,
+    position,
 )
 from pbp.rules.noteworthy.text import read_stance
 
@@ -53,34 +56,6 @@ class NoteFacts(NamedTuple):
     ruling_note: str = ""
     fate_allowed: bool = True
     stance_ruled: bool = False
-
-
-# IgnoredNote(note_id, author_id, reason, explanation) made without the frozen dataclass's
-# __init__, which sets each field through object.__setattr__: a crowded turn makes one per
-# ignored or superseded note (thousands on every view of an open turn), and setting the
-# slots directly takes half the time. The result is the same object (same class, every
-# field set); the field list is checked here so a change to IgnoredNote cannot slip past.
-_IGNORED_FIELDS = ("note_id", "author_id", "reason", "explanation")
-if tuple(f.name for f in fields(IgnoredNote)) != _IGNORED_FIELDS or IgnoredNote.__slots__ != (
-    _IGNORED_FIELDS
-):
-    raise RuntimeError("IgnoredNote's fields changed: update ignored_note to match.")
-_new = object.__new__
-_set_note_id, _set_author_id, _set_reason, _set_explanation = (
-    IgnoredNote.__dict__[name].__set__ for name in _IGNORED_FIELDS
-)
-
-
-def ignored_note(
-    note_id: NoteId, author_id: CharacterId | None, reason: IgnoreReason, explanation: str
-) -> IgnoredNote:
-    """``IgnoredNote(note_id, author_id, reason, explanation)``, faster (see above)."""
-    made = _new(IgnoredNote)
-    _set_note_id(made, note_id)
-    _set_author_id(made, author_id)
-    _set_reason(made, reason)
-    _set_explanation(made, explanation)
-    return made
 
 
 def _ruled_author(note: Note, ctx: TurnContext, book: RulingBook) -> object:
@@ -311,6 +286,9 @@ _PER_AUTHOR = frozenset(
 )
 
 
+_NO_POSITION_TEXT = "No clear support or opposition."
+
+
 def _skip_text(
     note: Note,
     author: CharacterId | None,
@@ -345,7 +323,7 @@ def _skip_text(
             "support or oppose a challenge that exists. A stance ruling can count it."
         )
     else:
-        why = "No clear support or opposition."
+        why = _NO_POSITION_TEXT
     return why
 
 
@@ -357,6 +335,13 @@ _VERBS = {
 
 
 Candidate = tuple[Note, CharacterId, Stance]  # a note that may count: note, author, stance
+
+_BEFORE_CHALLENGE = IgnoreReason.BEFORE_CHALLENGE
+_LATE = IgnoreReason.LATE
+_NO_POSITION = IgnoreReason.NO_POSITION
+_SUPERSEDED = IgnoreReason.SUPERSEDED
+_NO_STANCE = Stance.NONE
+_UNMAPPED = IgnoreReason.UNMAPPED
 
 
 def _fate_of(facts: NoteFacts) -> Fate:
@@ -386,6 +371,24 @@ def _void_notes(notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallyi
     return tallying
 
 
+def _late_words(deadline: Deadline) -> Callable[[datetime], str]:
+    """``_skip_text``'s words for a late note, with the deadline's half of them worked out
+    once per challenge: a busy turn can have hundreds of late notes. The same words as
+    ``when_compared(published, limit)`` gives: with seconds when both fall in one minute."""
+    limit, what = deadline
+    limit_minute = limit.replace(second=0, microsecond=0)
+    closed = when(limit)
+    closed_seconds = f"{closed}:{limit.second:02d}"
+
+    def words(published: datetime) -> str:
+        if published.replace(second=0, microsecond=0) == limit_minute:
+            seconds = f"{when(published)}:{published.second:02d}"
+            return f"Published {seconds}, after {what} at {closed_seconds}."
+        return f"Published {when(published)}, after {what} at {closed}."
+
+    return words
+
+
 def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallying:
     """The counted positions on one challenge, each with its deciding note, and every other
     note with the reason it does not count. ``notes`` come in (publication, arrival) order.
@@ -397,9 +400,10 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     erase a position. The lists are put back in the order the dashboard shows: ignored notes
     in note order, then the superseded ones latest first; positions earliest first.
 
-    The loop has a fast path for the usual note (a known author, a stored stance, no fate and
-    no ruling) because a busy turn has thousands of notes; any other note takes the general
-    path through ``read_note_facts`` and ``_skip_reason``. Both apply the same rules.
+    The loop has fast paths for the usual notes (a stored stance, no fate, no ruling, by a
+    character or by nobody mapped) because a busy turn has thousands of notes; any other
+    note takes the general path through ``read_note_facts`` and ``_skip_reason``. Both apply
+    the same rules and use the same words.
     """
     if not draft.live:
         return _void_notes(notes, ctx, book)
@@ -407,24 +411,29 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     deadline = note_deadline(draft.made_at, ctx)
     limit = deadline[0]
     made_at = edited_into_challenge(draft)
-    gate = _author_gate(draft, ctx)
-    ruled = book.has_rulings
+    gate = _author_gate(draft, ctx).get
+    concerns = book.concerns if book.has_rulings else None
+    late_words = _late_words(deadline) if limit is not None else None
     texts: dict[tuple, str] = {}  # explanations that depend only on the reason and author
+    by_author: dict[CharacterId, str] = {}  # the same, for authors the gate shuts out
+    by_label: dict[str, str] = {}  # why a commenter mapped to nobody is ignored, by label
     skipped: list[IgnoredNote] = []  # latest first, like every list filled in the loop
     superseded: list[IgnoredNote] = []
     backdated_flags: list[Flag | None] = []
     fates: list[Fate] = []
     deciding: dict[CharacterId, Candidate] = {}  # each character's deciding note
     sway: dict[CharacterId, str] = {}  # why it holds sway, shared by the notes it supersedes
-    superseding = IgnoreReason.SUPERSEDED
+    held = sway.get
     for note in reversed(notes):
-        author, stance, ruling_note = note.author_id, note.stance, ""
-        reason = gate.get(author, _UNKNOWN)
+        author = note.author_id
+        stance = note.stance
+        reason = gate(author, _UNKNOWN)
+        late_ok, ruling_note = False, ""
         if (
-            reason is _UNKNOWN
-            or stance.__class__ is not Stance
+            stance.__class__ is not Stance
             or note.fate
-            or (ruled and book.concerns(note.id))
+            or (concerns is not None and concerns(note.id))
+            or (reason is _UNKNOWN and author is not None)
         ):
             facts = read_note_facts(note, ctx, book)
             if note.fate:
@@ -432,21 +441,35 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             author, stance, ruling_note = facts.author_id, facts.stance, facts.ruling_note
             reason = _skip_reason(facts, draft, ctx, limit)
             late_ok = facts.ruled_count is True
-        else:
-            late_ok = False
-            if reason is None and made_at is not None and note.published < made_at:
-                reason = IgnoreReason.BEFORE_CHALLENGE
-            elif reason is None and limit is not None and note.published > limit:
-                reason = IgnoreReason.LATE
-            elif reason is None and stance is Stance.NONE:
-                reason = IgnoreReason.NO_POSITION
+        elif reason is None:  # a character who may take a position
+            if made_at is not None and note.published < made_at:
+                reason = _BEFORE_CHALLENGE
+            elif limit is not None and note.published > limit:
+                skipped.append(ignored_note(note.id, author, _LATE, late_words(note.published)))
+                continue
+            elif stance is _NO_STANCE:
+                skipped.append(ignored_note(note.id, author, _NO_POSITION, _NO_POSITION_TEXT))
+                continue
+        elif reason is _UNKNOWN:  # nobody mapped: ``_skip_reason`` says unmapped
+            label = note.author_label
+            why = by_label.get(label)
+            if why is None:
+                why = by_label[label] = _skip_text(note, None, _UNMAPPED, ctx, deadline)
+            skipped.append(ignored_note(note.id, None, _UNMAPPED, why))
+            continue
+        else:  # the challenger, the target or an outsider
+            why = by_author.get(author)
+            if why is None:
+                why = by_author[author] = _skip_text(note, author, reason, ctx, deadline)
+            skipped.append(ignored_note(note.id, author, reason, why))
+            continue
         if reason is None:
-            why = sway.get(author)
+            why = held(author)
             if why is None:
                 deciding[author] = (note, author, stance)
                 sway[author] = f"{ctx.name(author)}'s later note {note.id} holds sway."
             else:
-                superseded.append(ignored_note(note.id, author, superseding, why))
+                superseded.append(ignored_note(note.id, author, _SUPERSEDED, why))
             seen = note.first_seen
             if seen is not None and limit is not None and seen > limit and not late_ok:
                 backdated_flags.append(backdated(note, deadline))
@@ -474,12 +497,12 @@ def _place(
 ) -> None:
     tallying.deciding[note.id] = note
     why = f"{ctx.name(author)} {_VERBS[stance]} (note {note.id})."
-    position = Position(author, note.id, stance, note.published, why)
+    counted = position(author, note.id, stance, note.published, why)
     if stance is Stance.SUPPORT:
-        tallying.supporters.append(position)
+        tallying.supporters.append(counted)
     elif stance is Stance.OPPOSE:
-        tallying.opposers.append(position)
+        tallying.opposers.append(counted)
     else:
-        tallying.pending.append(position)
+        tallying.pending.append(counted)
         message = f"{why} Note {note.id} reads both ways."
         tallying.flags.append(Flag(FlagKind.AMBIGUOUS_STANCE, message, note.entry_id, note.id))
