@@ -5,7 +5,7 @@ stances were read on arrival. What is timed is the pure rules, ``tally_turn`` (t
 builds its input from five queries first; see pbp/services/tally.py). Target: median below
 5 ms (issue #19 item 4: an open turn is tallied on every planet, character and entry view).
 The baseline in the same run is the engine before that speed work, kept verbatim in
-tests/rules/noteworthy_reference.py (its tallies must be equal, and are asserted so here);
+tests/rules/noteworthy/reference.py (its tallies must be equal, and are asserted so here);
 the runs of the two alternate, so a busy machine slows both alike. A plain loop that only
 counts support is printed as the floor. ``PBP_BENCH_SCALE=small`` gives a quick smoke size
 for CI. Run with::
@@ -28,7 +28,7 @@ from pbp.rules.noteworthy import (
     read_stance,
     tally_turn,
 )
-from tests.rules import noteworthy_reference
+from tests.rules.noteworthy import reference as noteworthy_reference
 
 SCALES = {"full": (24, 5_000, 21), "small": (6, 300, 3)}
 START = datetime(2024, 3, 1, tzinfo=UTC)

@@ -378,12 +378,12 @@ def _late_words(deadline: Deadline) -> Callable[[datetime], str]:
     limit, what = deadline
     limit_minute = limit.replace(second=0, microsecond=0)
     closed = when(limit)
-    closed_seconds = f"{closed}:{limit.second:02d}"
+    closed_seconds = when(limit, seconds=True)
 
     def words(published: datetime) -> str:
         if published.replace(second=0, microsecond=0) == limit_minute:
-            seconds = f"{when(published)}:{published.second:02d}"
-            return f"Published {seconds}, after {what} at {closed_seconds}."
+            published_seconds = when(published, seconds=True)
+            return f"Published {published_seconds}, after {what} at {closed_seconds}."
         return f"Published {when(published)}, after {what} at {closed}."
 
     return words

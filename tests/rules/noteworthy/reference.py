@@ -1,7 +1,7 @@
 """The Noteworthy tally as it was before the speed work of issue #19 item 4, kept verbatim.
 
 The benchmark (tests/bench/test_bench_tally.py) times it beside ``tally_turn`` in the same
-run, and tests/rules/test_noteworthy_reference.py checks the two give equal tallies on
+run, and tests/rules/noteworthy/test_reference.py checks the two give equal tallies on
 generated turns. Only the functions that work changed are copied here (note order, grouping
 notes by entry, positions, their wording and the "most recent note holds sway" pass);
 everything else is the engine's own.
@@ -13,17 +13,17 @@ from collections.abc import Iterable
 from datetime import datetime
 from operator import attrgetter
 
-from pbp.rules.noteworthy import (
+from pbp.rules.noteworthy.challenges import Draft, find_challenges
+from pbp.rules.noteworthy.context import RulingBook, TurnContext, subject_key, when_compared
+from pbp.rules.noteworthy.engine import (
     _final_entries,
     _freeze,
     _read_entries,
     _results_and_losers,
     _summary,
 )
-from pbp.rules.noteworthy_challenges import Draft, find_challenges
-from pbp.rules.noteworthy_context import RulingBook, TurnContext, subject_key, when_compared
-from pbp.rules.noteworthy_final import endgame_after, provocation, tally_final
-from pbp.rules.noteworthy_model import (
+from pbp.rules.noteworthy.final import endgame_after, provocation, tally_final
+from pbp.rules.noteworthy.model import (
     CharacterId,
     Entry,
     EntryId,
@@ -38,7 +38,7 @@ from pbp.rules.noteworthy_model import (
     Tally,
     TurnInput,
 )
-from pbp.rules.noteworthy_positions import (
+from pbp.rules.noteworthy.positions import (
     _PER_AUTHOR,
     _UNKNOWN,
     Candidate,
@@ -53,8 +53,8 @@ from pbp.rules.noteworthy_positions import (
     note_deadline,
     read_note_facts,
 )
-from pbp.rules.noteworthy_resolve import mutual_pairs, standings_after, void_both_sides
-from pbp.rules.noteworthy_text import looks_like_challenge
+from pbp.rules.noteworthy.resolve import mutual_pairs, standings_after, void_both_sides
+from pbp.rules.noteworthy.text import looks_like_challenge
 
 
 def _note_order(notes: Iterable[Note]) -> list[Note]:
