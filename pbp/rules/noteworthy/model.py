@@ -389,6 +389,62 @@ _set_ignored_note_id, _set_author_id, _set_reason, _set_ignored_explanation = _s
 )
 
 
+(
+    _set_id,
+    _set_entry_id,
+    _set_note_author_id,
+    _set_note_published,
+    _set_text,
+    _set_note_stance,
+    _set_arrival,
+    _set_first_seen,
+    _set_author_label,
+    _set_fate,
+) = _slot_setters(
+    Note,
+    (
+        "id",
+        "entry_id",
+        "author_id",
+        "published",
+        "text",
+        "stance",
+        "arrival",
+        "first_seen",
+        "author_label",
+        "fate",
+    ),
+)
+
+
+def note_of(
+    note_id: NoteId,
+    entry_id: EntryId,
+    author_id: CharacterId | None,
+    published: datetime,
+    text: str,
+    stance: Stance | None,
+    arrival: int,
+    first_seen: datetime | None,
+    author_label: str,
+    fate: str | None,
+) -> Note:
+    """``Note(...)`` with all ten fields given in order, faster (see above): the service
+    makes one per stored note every time it tallies an open turn."""
+    made = _new(Note)
+    _set_id(made, note_id)
+    _set_entry_id(made, entry_id)
+    _set_note_author_id(made, author_id)
+    _set_note_published(made, published)
+    _set_text(made, text)
+    _set_note_stance(made, stance)
+    _set_arrival(made, arrival)
+    _set_first_seen(made, first_seen)
+    _set_author_label(made, author_label)
+    _set_fate(made, fate)
+    return made
+
+
 def position(
     character_id: CharacterId, note_id: NoteId, stance: Stance, published: datetime, why: str
 ) -> Position:

@@ -20,6 +20,7 @@ from sqlmodel import Session, select
 from pbp.markup import plain_text
 from pbp.models import Campaign, Character, Entry, EntryRevision, Note, Ruling, Turn
 from pbp.rules import noteworthy as nw
+from pbp.rules.noteworthy.model import note_of
 from pbp.services.noteworthy import tally_record
 
 ARRIVED_LATE = "arrived after the turn was resolved"
@@ -146,18 +147,20 @@ _STANCES = {stance.value: stance for stance in nw.Stance}
 def _rules_note(note: Any) -> nw.Note:
     # Unpacked by position (NOTE_COLUMNS' order): a crowded turn has thousands of notes,
     # and a row's attribute lookup costs many times its tuple unpacking.
+    # note_of is Note(...) with every field in order, without the frozen dataclass's
+    # per-field object.__setattr__ (the same object, in about half the time).
     note_id, entry_id, author_id, author_name, body_html, published, first_seen, stance, fate = note
-    return nw.Note(
-        id=note_id,
-        entry_id=entry_id,
-        author_id=author_id,
-        published=published or first_seen,
-        text=_visible_text(body_html),
-        stance=_STANCES.get(stance) or nw.Stance(stance),
-        arrival=note_id,
-        first_seen=first_seen,
-        author_label=author_name,
-        fate=fate,
+    return note_of(
+        note_id,
+        entry_id,
+        author_id,
+        published or first_seen,
+        _visible_text(body_html),
+        _STANCES.get(stance) or nw.Stance(stance),
+        note_id,  # arrival: ids grow as notes arrive
+        first_seen,
+        author_name,
+        fate,
     )
 
 

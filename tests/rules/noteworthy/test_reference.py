@@ -18,7 +18,10 @@ from hypothesis import strategies as st
 from pbp.rules.noteworthy import (
     Character,
     Entry,
+    IgnoredNote,
+    IgnoreReason,
     Note,
+    Position,
     Revision,
     Ruling,
     RulingKind,
@@ -30,6 +33,7 @@ from pbp.rules.noteworthy import (
     run_campaign,
     tally_turn,
 )
+from pbp.rules.noteworthy.model import ignored_note, note_of, position
 from tests.rules.noteworthy import reference
 from tests.rules.noteworthy import worked_campaign as wc
 
@@ -207,3 +211,26 @@ def test_fixed_generated_turns_reach_the_changed_paths_and_tally_as_before():
     several = {"positions", "pending", "superseded", "ignored otherwise", "backdated", "fates"}
     reasons = {"late", "challenger", "target", "outsider", "no position", "unmapped author"}
     assert several | reasons | {"late in the deadline's minute"} <= seen
+
+
+def test_fast_constructors_make_the_same_records_as_the_classes():
+    """position, ignored_note and note_of set the slots directly: the records must equal
+    (and hash like) the ones the classes make, with every field set."""
+    moment = START + timedelta(minutes=3)
+    pairs = [
+        (
+            position(3, 10, Stance.SUPPORT, moment, "Cyra supports."),
+            Position(3, 10, Stance.SUPPORT, moment, "Cyra supports."),
+        ),
+        (
+            ignored_note(10, None, IgnoreReason.LATE, "Late."),
+            IgnoredNote(10, None, IgnoreReason.LATE, "Late."),
+        ),
+        (
+            note_of(10, 100, 3, moment, "+1", Stance.SUPPORT, 10, moment, "Cyra", None),
+            Note(10, 100, 3, moment, "+1", Stance.SUPPORT, 10, moment, "Cyra", None),
+        ),
+    ]
+    for fast, made in pairs:
+        assert fast.__class__ is made.__class__
+        assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
