@@ -10,24 +10,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, ConfigDict
+from pydantic import ConfigDict
 from sqlmodel import Field, SQLModel
 
 from pbp import limits
+from pbp.inputs import MAX_ID, Id, Text
+
+# The bodies the pages' forms share live in pbp.inputs (one place for input checks).
+from pbp.inputs.entries import EntryEdit as EntryEdit
+from pbp.inputs.entries import EntryIn as EntryIn
+from pbp.inputs.entries import NoteIn as NoteIn
 from pbp.rules import noteworthy as nw
 from pbp.services.campaigns import RULESETS
 
-MAX_ID = 2**31 - 1  # PostgreSQL `integer`
-
-
-def _no_nul(value: str) -> str:
-    if "\x00" in value:
-        raise ValueError("text cannot contain NUL characters")
-    return value
-
-
-Text = Annotated[str, AfterValidator(_no_nul)]
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 Ruleset = Literal[RULESETS]  # type: ignore[valid-type]
 RulingKind = Literal[tuple(k.value for k in nw.RulingKind)]  # type: ignore[valid-type]
 
@@ -432,23 +427,6 @@ class TallyOut(Out):
 # -- entries, notes, challenges ------------------------------------------------------------
 
 
-class EntryIn(Body):
-    title: Text = Field(min_length=1, max_length=limits.ENTRY_TITLE)
-    body: Text = Field(default="", max_length=limits.ENTRY_BODY, description="Markdown.")
-    mood: Text = Field(
-        min_length=1, max_length=200, description='The "Current mood:" line, e.g. Challenging.'
-    )
-    target_id: Id | None = Field(
-        default=None, description="For a challenge: the character challenged."
-    )
-
-
-class EntryEdit(Body):
-    title: Text = Field(min_length=1, max_length=limits.ENTRY_TITLE)
-    body: Text = Field(default="", max_length=limits.ENTRY_BODY, description="Markdown.")
-    mood: Text = Field(min_length=1, max_length=200)
-
-
 class EntryOut(Out):
     id: int
     character_id: int
@@ -478,14 +456,6 @@ class MailPreferences(Body):
     notes_on_mine: bool = Field(description="Notes on your character's entries.")
     challenges: bool = Field(description="Challenges against your character.")
     forum: bool = Field(description="New posts in forum scenes you watch.")
-
-
-class NoteIn(Body):
-    body: Text = Field(min_length=1, max_length=limits.NOTE_BODY, description="Markdown.")
-    stance: Literal["support", "oppose", "none"] = "none"
-    fate: Text | None = Field(
-        default=None, max_length=limits.FATE, description="The fate you wish on the loser."
-    )
 
 
 class NoteOut(Out):
