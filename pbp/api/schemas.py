@@ -20,6 +20,8 @@ from pbp.inputs import MAX_ID, Id, Text
 from pbp.inputs.entries import EntryEdit as EntryEdit
 from pbp.inputs.entries import EntryIn as EntryIn
 from pbp.inputs.entries import NoteIn as NoteIn
+from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
+from pbp.inputs.player import CommenterIdentityIn as CommenterIdentityIn
 from pbp.rules import noteworthy as nw
 from pbp.services.campaigns import RULESETS
 
@@ -183,13 +185,6 @@ class CommenterIn(Body):
 
 class CommenterOut(Out):
     mapped_notes: int = Field(description="Waiting notes that now count for the character.")
-
-
-class CommenterIdentityIn(Body):
-    """Your profile addresses as a commenter on other players' blogs (replacing the ones
-    you gave before; an empty list removes them)."""
-
-    uris: list[Annotated[Text, Field(min_length=1, max_length=2000)]] = Field(max_length=5)
 
 
 class CommenterIdentityOut(Out):

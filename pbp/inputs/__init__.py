@@ -28,11 +28,13 @@ Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 class Body(BaseModel):
     """A request body: unknown fields are refused, so a misspelt field is not ignored.
 
-    `names` says what a field holds in a sentence ("an entry's title"), and `needed` what
-    to say when a required text is empty: a form shows these instead of pydantic's words.
+    `names` says what a field holds in a sentence ("an entry's title"), `needed` what to
+    say when a required text is empty, and `wrong` what to say of a value outside the
+    field's choices: a form shows these instead of pydantic's words.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     names: ClassVar[dict[str, str]] = {}
     needed: ClassVar[dict[str, str]] = {}
+    wrong: ClassVar[dict[str, str]] = {}

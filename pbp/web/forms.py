@@ -175,7 +175,7 @@ class FormRefused(UserError):
     status = 422
 
 
-def parsed(model: type[M], typed: Mapping[str, str]) -> M:
+def parsed(model: type[M], typed: Mapping[str, object]) -> M:
     """`typed` (a form's fields, as text) read with `model`, or FormRefused in the words a
     person reads. A field the form leaves empty takes the model's default when that
     default is None (a select's "no choice"); fields the model lacks (the CSRF token, the
@@ -196,16 +196,23 @@ def parsed(model: type[M], typed: Mapping[str, str]) -> M:
 def _said(model: type[Body], error) -> str:
     name = str(error["loc"][0]) if error["loc"] else ""
     what = model.names.get(name, name.replace("_", " "))
+    if len(error["loc"]) > 1:  # one item of a list: "a profile address"
+        what = model.names.get(f"{name}[]", what)
     ctx = error.get("ctx") or {}
     kind = error["type"]
     if kind == "missing" or (kind == "string_too_short" and not error.get("input")):
         return model.needed.get(name, f"{what} is needed")
-    if kind == "string_too_long":
+    text = isinstance(error.get("input"), str)
+    if kind == "string_too_long" or (kind == "too_long" and text):
         length, limit = len(error["input"]), ctx["max_length"]
         return (
             f"{what} may be at most {limit:,} characters; this one has {length:,}: "
             f"shorten it by {length - limit:,}"
         )
+    if kind == "too_long":
+        return f"give at most {ctx['max_length']} {what}"
+    if name in model.wrong:
+        return model.wrong[name]
     if kind == "literal_error":
         return f"{what} is one of {ctx['expected']}"
     return f"{what}: {error['msg']}"

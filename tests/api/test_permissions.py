@@ -107,6 +107,7 @@ MATRIX = {
         lambda role, w: {"character_id": w.characters["Cleo"].id, "value": "Cleopatra"},
         only_referee(201),
     ),
+    "choose_blog": ("PUT", "/campaigns/{slug}/me/blog", {"kind": "builtin"}, players(200)),
     "declare_commenter": (
         "PUT",
         "/campaigns/{slug}/me/commenter",

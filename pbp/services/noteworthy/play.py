@@ -40,9 +40,15 @@ def character_of(*, session: Session, campaign: Campaign, user: User | None) -> 
     ).first()
 
 
-def player_character(*, session: Session, campaign: Campaign, user: User | None) -> Character:
+def player_character(
+    *, session: Session, campaign: Campaign, user: User | None, character_id: int | None = None
+) -> Character:
     """The character `user` plays in `campaign`: the first check of every player's action
-    (Forbidden, saying why, for a visitor, a referee or a player with no character yet)."""
+    (Forbidden, saying why, for a visitor, a referee or a player with no character yet).
+
+    `character_id`, when a form names the character it changes, must be theirs: a form
+    loaded before logging in as someone else is refused rather than changing the wrong
+    character."""
     if user is None:
         raise Forbidden(f"only a player of {campaign.name} can do this: log in first")
     member = campaigns.membership(session=session, campaign=campaign, user=user)
@@ -51,6 +57,8 @@ def player_character(*, session: Session, campaign: Campaign, user: User | None)
     character = character_of(session=session, campaign=campaign, user=user)
     if character is None:
         raise Forbidden("you have no character in this campaign yet")
+    if character_id is not None and character_id != character.id:
+        raise Forbidden(f"this form changes another character, not {character.name}")
     return character
 
 
