@@ -20,6 +20,13 @@ from pbp.inputs import MAX_ID, Id, Text
 from pbp.inputs.entries import EntryEdit as EntryEdit
 from pbp.inputs.entries import EntryIn as EntryIn
 from pbp.inputs.entries import NoteIn as NoteIn
+from pbp.inputs.forum import MoveIn as MoveIn
+from pbp.inputs.forum import PostEdit as PostEdit
+from pbp.inputs.forum import PostIn as PostIn
+from pbp.inputs.forum import SheetIn as SheetIn
+from pbp.inputs.forum import TableIn as TableIn
+from pbp.inputs.forum import ThreadIn as ThreadIn
+from pbp.inputs.forum import WatchIn as WatchIn
 from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
 from pbp.inputs.player import CommenterIdentityIn as CommenterIdentityIn
 from pbp.rules import noteworthy as nw
@@ -481,30 +488,6 @@ class ChallengeOptionOut(Out):
 # -- forum ---------------------------------------------------------------------------------
 
 
-class PostIn(Body):
-    """A forum post in Markdown; each `/roll` line is rolled once, when it is posted."""
-
-    body: Text = Field(min_length=1, max_length=limits.POST_BODY)
-    kind: Literal["ic", "ooc"] = Field(default="ic", description="In or out of character.")
-    audience: Literal["all", "gm", "whisper"] = "all"
-    recipient_ids: list[Id] = Field(
-        default_factory=list, max_length=50, description="User ids a whisper goes to."
-    )
-    character_id: Id | None = Field(default=None, description="Post as this character.")
-    roll_visibility: Literal["public", "gm", "blind"] = "public"
-
-
-class ThreadIn(Body):
-    title: Text = Field(min_length=1, max_length=200)
-    post: PostIn
-
-
-class PostEdit(Body):
-    body: Text = Field(
-        max_length=limits.POST_BODY, description="The new text (rolls never change)."
-    )
-
-
 class ThreadOut(Out):
     id: int
     title: str
@@ -547,6 +530,37 @@ class PostOut(Out):
 class RollPageOut(Out):
     roll: RollOut
     post: PostOut | None = Field(description="The roll's post, if you may read it.")
+
+
+class WatchOut(Out):
+    thread_id: int
+    watching: bool
+
+
+class SheetOut(Out):
+    character: str = Field(description="The character's slug.")
+    ruleset: str
+    data: dict[str, Any]
+    updated_at: datetime | None
+
+
+class CardLogOut(Out):
+    seq: int
+    actor: str
+    action: str
+    events: list[dict[str, Any]]
+
+
+class TableOut(Out):
+    """A card table as you may see it: the engine's redacted view, never the stored state."""
+
+    game: int
+    thread_id: int
+    ruleset: str
+    version: int = Field(description="Send it with a move: a stale move is refused (409).")
+    me: str | None = Field(description="Your seat at the table, if you have one.")
+    view: dict[str, Any]
+    log: list[CardLogOut]
 
 
 class ForumStateOut(Out):
