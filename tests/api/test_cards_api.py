@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbp.services import campaigns
 from pbp.services.forum import scenes as forum
 from pbp.services.mail.outbox import MailSettings
-from tests.api.conftest import NOW
+from tests.helpers import API_NOW as NOW
 
 WARRIOR = {
     "name": "Max",

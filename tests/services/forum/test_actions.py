@@ -12,7 +12,7 @@ from pbp.errors import REFUSALS, Forbidden, NotFound
 from pbp.models.forum import Watch
 from pbp.services.forum import scenes as forum
 from pbp.services.forum import sheets
-from tests.services.test_forum_fixtures import MAIL, ONE_STATS, T0, make_table, write
+from tests.services.forum.tables import MAIL, ONE_STATS, T0, make_table, write
 
 
 @pytest.fixture
