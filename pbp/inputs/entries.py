@@ -52,3 +52,4 @@ class NoteIn(Body):
         "stance": "a position",
         "fate": "the fate you wish",
     }
+    wrong: ClassVar[dict[str, str]] = {"stance": "a position is Support, Oppose or No position"}

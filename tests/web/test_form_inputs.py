@@ -30,7 +30,7 @@ def test_an_over_long_text_says_by_how_much():
 
 
 def test_a_choice_outside_the_list_and_a_bad_number_are_refused():
-    with pytest.raises(FormRefused, match="a position is one of"):
+    with pytest.raises(FormRefused, match="a position is Support, Oppose or No position"):
         parsed(NoteIn, {"body": "b", "stance": "both"})
     with pytest.raises(FormRefused, match="the target"):
         parsed(EntryIn, {"title": "t", "mood": "Challenging", "target_id": "Bram"})
