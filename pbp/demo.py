@@ -251,7 +251,7 @@ def _builtin_entries(session, chars, number: int, opened: datetime) -> dict[str,
             title = f"{name.split()[-1]}'s notes on turn {number}"
             mood = MOODS.get(number, MOODS[2])[i]
             body = f"{name} considers the news: *{EVENTS[number - 1]}*"
-        posted[name] = blog.post_entry(
+        posted[name] = blog.store_entry(
             session=session,
             character=chars[name],
             title=title,
@@ -265,7 +265,7 @@ def _builtin_entries(session, chars, number: int, opened: datetime) -> dict[str,
 def _notes(session, chars, number: int, opened: datetime, posted: dict[str, Entry]) -> None:
     at = opened + timedelta(hours=8)
     if number not in CHALLENGES:
-        blog.post_note(
+        blog.store_note(
             session=session,
             entry=posted["Lady Vance"],
             author=chars["Pip Calloway"],
@@ -275,7 +275,7 @@ def _notes(session, chars, number: int, opened: datetime, posted: dict[str, Entr
         return
     challenge = posted[CHALLENGES[number][0]]
     for name, stance, text in NOTES[number]:
-        blog.post_note(
+        blog.store_note(
             session=session,
             entry=challenge,
             author=chars[name],

@@ -8,15 +8,12 @@ from flask import current_app
 from pbp.api import schemas as s
 from pbp.api.convert import entry_out, note_out
 from pbp.api.registry import Call, operation
-from pbp.errors import Forbidden, UserError
-from pbp.rules import noteworthy as nw
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.lookups import Page
 from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import play
-from pbp.web.access import my_character
 
 ENTRY = "/campaigns/<slug>/entries/<int:entry_id>"
 
@@ -67,7 +64,7 @@ def get_entry(call: Call, slug: str, entry_id: int) -> s.EntryOut:
 def challenge_option(call: Call, slug: str) -> s.ChallengeOptionOut:
     """Whether your character may challenge this turn, whom, or why not."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = my_character(call.session, campaign)
+    mine = play.player_character(session=call.session, campaign=campaign, user=call.user)
     turn = play.open_turn(session=call.session, campaign=campaign)
     option = play.challenge_option(
         session=call.session, campaign=campaign, character=mine, turn=turn
@@ -92,63 +89,43 @@ def write_entry(call: Call, slug: str) -> s.EntryOut:
     it becomes the entry's "Target:" line, as the write form does it.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = my_character(call.session, campaign)
-    turn = play.open_turn(session=call.session, campaign=campaign)
-    option = play.challenge_option(
-        session=call.session, campaign=campaign, character=mine, turn=turn
-    )
     body = call.body
-    form = {"mood": body.mood.strip(), "target": str(body.target_id or "")}
-    target = play.chosen_target(option, form["mood"], form["target"])
-    entry = blog.post_entry(
+    entry = blog.write_entry(
         session=call.session,
-        character=mine,
-        title=body.title.strip(),
-        body_markdown=play.with_target(body.body.strip(), form["mood"], target),
-        mood=form["mood"],
+        actor=call.user,
+        campaign=campaign,
+        title=body.title,
+        mood=body.mood,
+        body=body.body,
+        target_id=body.target_id,
         now=call.now,
         mail=_mail(),
     )
-    row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry.id)
-    return entry_out(row.entry, row.author, row.turn_number)
+    return _entry_out(call, campaign, entry.id)
 
 
-def _own_entry(call: Call, campaign, entry_id: int, refusal: str):
-    mine = my_character(call.session, campaign)
+def _entry_out(call: Call, campaign, entry_id: int) -> s.EntryOut:
     row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
-    if row.author.id != mine.id:
-        raise Forbidden(refusal)
-    return mine, row
+    return entry_out(row.entry, row.author, row.turn_number)
 
 
 @operation("PUT", ENTRY, tag="entries", access="player", body=s.EntryEdit, response=s.EditOut)
 def edit_entry(call: Call, slug: str, entry_id: int) -> s.EditOut:
     """Edit your entry; pbp keeps the earlier version (the rules read mood changes)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine, row = _own_entry(call, campaign, entry_id, "only the entry's author can edit it")
     body = call.body
-    if nw.is_challenging(body.mood) and row.entry.mood != nw.CHALLENGING:
-        # Editing to Challenging makes a challenge at the edit's time: same checks.
-        turn = play.open_turn(session=call.session, campaign=campaign)
-        option = play.challenge_option(
-            session=call.session, campaign=campaign, character=mine, turn=turn
-        )
-        if not option.allowed:
-            raise UserError(option.reason)
     outcome = blog.edit_entry(
         session=call.session,
-        entry=row.entry,
-        editor=mine,
+        actor=call.user,
+        campaign=campaign,
+        entry_id=entry_id,
         title=body.title,
-        body_markdown=body.body,
         mood=body.mood,
+        body=body.body,
         now=call.now,
         mail=_mail(),
     )
-    row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
-    return s.EditOut(
-        entry=entry_out(row.entry, row.author, row.turn_number), changed=outcome == "changed"
-    )
+    return s.EditOut(entry=_entry_out(call, campaign, entry_id), changed=outcome == "changed")
 
 
 @operation("POST", ENTRY + "/withdraw", tag="entries", access="player", response=s.EditOut)
@@ -159,24 +136,15 @@ def withdraw(call: Call, slug: str, entry_id: int) -> s.EditOut:
     counts as your challenge for that turn." Recorded as a mood revision.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine, row = _own_entry(call, campaign, entry_id, "only the challenger can withdraw a challenge")
-    if row.entry.mood != nw.CHALLENGING:
-        raise UserError("this entry is not a challenge")
-    latest = api_reads.latest_revision(session=call.session, entry=row.entry)
-    outcome = blog.edit_entry(
+    outcome = blog.withdraw_entry(
         session=call.session,
-        entry=row.entry,
-        editor=mine,
-        title=row.entry.title,
-        kept_html=play.markdown_source(latest),
-        mood=play.WITHDRAWN_MOOD,
+        actor=call.user,
+        campaign=campaign,
+        entry_id=entry_id,
         now=call.now,
         mail=_mail(),
     )
-    row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
-    return s.EditOut(
-        entry=entry_out(row.entry, row.author, row.turn_number), changed=outcome == "changed"
-    )
+    return s.EditOut(entry=_entry_out(call, campaign, entry_id), changed=outcome == "changed")
 
 
 @operation(
@@ -215,24 +183,13 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
     Oppose the rival) and the finalists cannot.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = my_character(call.session, campaign)
-    row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
-    turn = play.open_turn(session=call.session, campaign=campaign)
-    refusal = play.note_refusal(entry=row.entry, turn=turn)
-    if refusal:
-        raise UserError(refusal)
     body = call.body
-    if body.stance != "none":
-        why = play.stance_refusal(
-            session=call.session, campaign=campaign, character=mine, entry=row.entry, turn=turn
-        )
-        if why:
-            raise UserError(why)
     note = blog.post_note(
         session=call.session,
-        entry=row.entry,
-        author=mine,
-        body_markdown=body.body,
+        actor=call.user,
+        campaign=campaign,
+        entry_id=entry_id,
+        body=body.body,
         stance=body.stance,
         fate=body.fate,
         now=call.now,

@@ -10,13 +10,14 @@ from flask import current_app
 
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
+from pbp.errors import NotFound
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
-from pbp.services.forum import rolls
+from pbp.services.cards import tables as cards
+from pbp.services.forum import rolls, sheets
 from pbp.services.forum import scenes as forum
 from pbp.services.lookups import Page
 from pbp.services.mail.outbox import MailSettings
-from pbp.web.access import require_member
 
 FORUM = "/campaigns/<slug>/forum"
 
@@ -130,7 +131,6 @@ def list_threads(call: Call, slug: str) -> Page:
 def create_thread(call: Call, slug: str) -> s.PostOut:
     """Open a thread (a scene) with its first post; its /roll lines are rolled now."""
     campaign, viewer = _forum(call, slug)
-    require_member(campaign)
     post = forum.create_thread(
         session=call.session,
         campaign=campaign,
@@ -173,14 +173,10 @@ def list_posts(call: Call, slug: str, thread_id: int) -> Page:
 def reply(call: Call, slug: str, thread_id: int) -> s.PostOut:
     """Post in a thread; its /roll lines are rolled now, with the campaign's seed."""
     campaign, viewer = _forum(call, slug)
-    require_member(campaign)
-    thread, _ = forum.get_thread(
-        session=call.session, campaign=campaign, thread_id=thread_id, viewer=viewer
-    )
-    post = forum.create_post(
+    post = forum.reply(
         session=call.session,
         campaign=campaign,
-        thread=thread,
+        thread_id=thread_id,
         author=call.user,
         draft=_draft(call.body),
         mail=_mail(),
@@ -200,12 +196,10 @@ def reply(call: Call, slug: str, thread_id: int) -> s.PostOut:
 def edit_post(call: Call, slug: str, post_id: int) -> s.PostOut:
     """Change your post's text (the GM: any post); the earlier versions are kept."""
     campaign, viewer = _forum(call, slug)
-    require_member(campaign)
-    post = forum.get_post(session=call.session, campaign=campaign, post_id=post_id, viewer=viewer)
-    forum.edit_post(
+    post = forum.change_post(
         session=call.session,
         campaign=campaign,
-        post=post,
+        post_id=post_id,
         editor=call.user,
         body=call.body.body,
         now=call.now,
@@ -223,10 +217,8 @@ def edit_post(call: Call, slug: str, post_id: int) -> s.PostOut:
 def delete_post(call: Call, slug: str, post_id: int) -> s.PostOut:
     """Delete your post (the GM: any post): its text is hidden, its rolls stay."""
     campaign, viewer = _forum(call, slug)
-    require_member(campaign)
-    post = forum.get_post(session=call.session, campaign=campaign, post_id=post_id, viewer=viewer)
-    forum.delete_post(
-        session=call.session, campaign=campaign, post=post, actor=call.user, now=call.now
+    post = forum.remove_post(
+        session=call.session, campaign=campaign, post_id=post_id, actor=call.user, now=call.now
     )
     return _view_of(call, campaign, viewer, post)
 
@@ -261,3 +253,131 @@ def end(call: Call, slug: str) -> s.ForumStateOut:
     campaign, _ = _forum(call, slug)
     forum.end_campaign(session=call.session, campaign=campaign, actor=call.user, now=call.now)
     return _state(call, campaign)
+
+
+@operation(
+    "PUT",
+    FORUM + "/threads/<int:thread_id>/watch",
+    tag="forum",
+    access="member",
+    body=s.WatchIn,
+    response=s.WatchOut,
+)
+def watch(call: Call, slug: str, thread_id: int) -> s.WatchOut:
+    """Watch a thread (its new posts you may read are emailed to you), or stop."""
+    campaign, _ = _forum(call, slug)
+    thread = forum.watch_thread(
+        session=call.session,
+        campaign=campaign,
+        thread_id=thread_id,
+        user=call.user,
+        on=call.body.on,
+        now=call.now,
+    )
+    return s.WatchOut(thread_id=thread.id, watching=call.body.on)
+
+
+SHEET = "/campaigns/<slug>/sheets/<character>"
+
+
+def _sheet_out(character, sheet) -> s.SheetOut:
+    return s.SheetOut(
+        character=character.slug,
+        ruleset=sheet.ruleset if sheet else "",
+        data=dict(sheet.data) if sheet else {},
+        updated_at=sheet.updated_at if sheet else None,
+    )
+
+
+@operation("GET", SHEET, tag="forum", access="public", response=s.SheetOut)
+def get_sheet(call: Call, slug: str, character: str) -> s.SheetOut:
+    """A character's sheet (empty before anyone fills it in)."""
+    campaign, _ = _forum(call, slug)
+    found = sheets.character_in(session=call.session, campaign=campaign, slug=character)
+    return _sheet_out(found, sheets.get_sheet(session=call.session, character=found))
+
+
+@operation("PUT", SHEET, tag="forum", access="member", body=s.SheetIn, response=s.SheetOut)
+def edit_sheet(call: Call, slug: str, character: str) -> s.SheetOut:
+    """Change a character's sheet (its player or the GM); the ruleset checks it, and the
+    change is kept in the audit log."""
+    campaign, _ = _forum(call, slug)
+    found, sheet = sheets.edit_sheet(
+        session=call.session,
+        campaign=campaign,
+        character_slug=character,
+        data=call.body.data,
+        actor=call.user,
+        now=call.now,
+    )
+    return _sheet_out(found, sheet)
+
+
+TABLE = FORUM + "/threads/<int:thread_id>/cards"
+
+
+def _table_out(call: Call, campaign, viewer, thread_id: int) -> s.TableOut:
+    _, t = cards.table_of(
+        session=call.session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+    if t is None:
+        raise NotFound("this thread has no card table")
+    return s.TableOut(
+        game=t.game_id,
+        thread_id=t.thread_id,
+        ruleset=t.ruleset,
+        version=t.version,
+        me=t.me,
+        view=t.view,
+        log=[
+            s.CardLogOut(seq=e.seq, actor=e.actor, action=e.action, events=list(e.events))
+            for e in t.log
+        ],
+    )
+
+
+@operation("GET", TABLE, tag="forum", access="public", response=s.TableOut)
+def get_table(call: Call, slug: str, thread_id: int) -> s.TableOut:
+    """A thread's card table as you may see it."""
+    campaign, viewer = _forum(call, slug)
+    return _table_out(call, campaign, viewer, thread_id)
+
+
+@operation(
+    "POST", TABLE, tag="forum", access="referee", body=s.TableIn, response=s.TableOut, status=201
+)
+def open_table(call: Call, slug: str, thread_id: int) -> s.TableOut:
+    """Open a card table in a thread (the GM), with the ruleset's settings."""
+    campaign, viewer = _forum(call, slug)
+    cards.open_table(
+        session=call.session,
+        campaign=campaign,
+        thread_id=thread_id,
+        user=call.user,
+        settings=call.body.settings,
+        mail=_mail(),
+        now=call.now,
+    )
+    return _table_out(call, campaign, viewer, thread_id)
+
+
+@operation(
+    "POST", TABLE + "/moves", tag="forum", access="member", body=s.MoveIn, response=s.TableOut
+)
+def move(call: Call, slug: str, thread_id: int) -> s.TableOut:
+    """Make one move at the table; the engine refuses what the rules do not allow, and
+    nothing is saved then. Send the `version` you saw, so a stale move is refused."""
+    campaign, viewer = _forum(call, slug)
+    body = call.body
+    cards.move(
+        session=call.session,
+        campaign=campaign,
+        thread_id=thread_id,
+        user=call.user,
+        action=body.action,
+        params=body.params,
+        expected_version=body.version,
+        mail=_mail(),
+        now=call.now,
+    )
+    return _table_out(call, campaign, viewer, thread_id)

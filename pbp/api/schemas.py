@@ -10,24 +10,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, ConfigDict
+from pydantic import ConfigDict
 from sqlmodel import Field, SQLModel
 
 from pbp import limits
+from pbp.inputs import MAX_ID, Id, Text
+
+# The bodies the pages' forms share live in pbp.inputs (one place for input checks).
+from pbp.inputs.entries import EntryEdit as EntryEdit
+from pbp.inputs.entries import EntryIn as EntryIn
+from pbp.inputs.entries import NoteIn as NoteIn
+from pbp.inputs.forum import MoveIn as MoveIn
+from pbp.inputs.forum import PostEdit as PostEdit
+from pbp.inputs.forum import PostIn as PostIn
+from pbp.inputs.forum import SheetIn as SheetIn
+from pbp.inputs.forum import TableIn as TableIn
+from pbp.inputs.forum import ThreadIn as ThreadIn
+from pbp.inputs.forum import WatchIn as WatchIn
+from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
+from pbp.inputs.player import CommenterIdentityIn as CommenterIdentityIn
 from pbp.rules import noteworthy as nw
 from pbp.services.campaigns import RULESETS
 
-MAX_ID = 2**31 - 1  # PostgreSQL `integer`
-
-
-def _no_nul(value: str) -> str:
-    if "\x00" in value:
-        raise ValueError("text cannot contain NUL characters")
-    return value
-
-
-Text = Annotated[str, AfterValidator(_no_nul)]
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 Ruleset = Literal[RULESETS]  # type: ignore[valid-type]
 RulingKind = Literal[tuple(k.value for k in nw.RulingKind)]  # type: ignore[valid-type]
 
@@ -188,13 +192,6 @@ class CommenterIn(Body):
 
 class CommenterOut(Out):
     mapped_notes: int = Field(description="Waiting notes that now count for the character.")
-
-
-class CommenterIdentityIn(Body):
-    """Your profile addresses as a commenter on other players' blogs (replacing the ones
-    you gave before; an empty list removes them)."""
-
-    uris: list[Annotated[Text, Field(min_length=1, max_length=2000)]] = Field(max_length=5)
 
 
 class CommenterIdentityOut(Out):
@@ -432,23 +429,6 @@ class TallyOut(Out):
 # -- entries, notes, challenges ------------------------------------------------------------
 
 
-class EntryIn(Body):
-    title: Text = Field(min_length=1, max_length=limits.ENTRY_TITLE)
-    body: Text = Field(default="", max_length=limits.ENTRY_BODY, description="Markdown.")
-    mood: Text = Field(
-        min_length=1, max_length=200, description='The "Current mood:" line, e.g. Challenging.'
-    )
-    target_id: Id | None = Field(
-        default=None, description="For a challenge: the character challenged."
-    )
-
-
-class EntryEdit(Body):
-    title: Text = Field(min_length=1, max_length=limits.ENTRY_TITLE)
-    body: Text = Field(default="", max_length=limits.ENTRY_BODY, description="Markdown.")
-    mood: Text = Field(min_length=1, max_length=200)
-
-
 class EntryOut(Out):
     id: int
     character_id: int
@@ -480,14 +460,6 @@ class MailPreferences(Body):
     forum: bool = Field(description="New posts in forum scenes you watch.")
 
 
-class NoteIn(Body):
-    body: Text = Field(min_length=1, max_length=limits.NOTE_BODY, description="Markdown.")
-    stance: Literal["support", "oppose", "none"] = "none"
-    fate: Text | None = Field(
-        default=None, max_length=limits.FATE, description="The fate you wish on the loser."
-    )
-
-
 class NoteOut(Out):
     id: int
     entry_id: int
@@ -514,30 +486,6 @@ class ChallengeOptionOut(Out):
 
 
 # -- forum ---------------------------------------------------------------------------------
-
-
-class PostIn(Body):
-    """A forum post in Markdown; each `/roll` line is rolled once, when it is posted."""
-
-    body: Text = Field(min_length=1, max_length=limits.POST_BODY)
-    kind: Literal["ic", "ooc"] = Field(default="ic", description="In or out of character.")
-    audience: Literal["all", "gm", "whisper"] = "all"
-    recipient_ids: list[Id] = Field(
-        default_factory=list, max_length=50, description="User ids a whisper goes to."
-    )
-    character_id: Id | None = Field(default=None, description="Post as this character.")
-    roll_visibility: Literal["public", "gm", "blind"] = "public"
-
-
-class ThreadIn(Body):
-    title: Text = Field(min_length=1, max_length=200)
-    post: PostIn
-
-
-class PostEdit(Body):
-    body: Text = Field(
-        max_length=limits.POST_BODY, description="The new text (rolls never change)."
-    )
 
 
 class ThreadOut(Out):
@@ -582,6 +530,37 @@ class PostOut(Out):
 class RollPageOut(Out):
     roll: RollOut
     post: PostOut | None = Field(description="The roll's post, if you may read it.")
+
+
+class WatchOut(Out):
+    thread_id: int
+    watching: bool
+
+
+class SheetOut(Out):
+    character: str = Field(description="The character's slug.")
+    ruleset: str
+    data: dict[str, Any]
+    updated_at: datetime | None
+
+
+class CardLogOut(Out):
+    seq: int
+    actor: str
+    action: str
+    events: list[dict[str, Any]]
+
+
+class TableOut(Out):
+    """A card table as you may see it: the engine's redacted view, never the stored state."""
+
+    game: int
+    thread_id: int
+    ruleset: str
+    version: int = Field(description="Send it with a move: a stale move is refused (409).")
+    me: str | None = Field(description="Your seat at the table, if you have one.")
+    view: dict[str, Any]
+    log: list[CardLogOut]
 
 
 class ForumStateOut(Out):

@@ -135,3 +135,9 @@ def my_character(session, campaign):
     if character is None:
         raise Forbidden("you have no character in this campaign yet")
     return character
+
+
+def visiting(campaign: Campaign) -> None:
+    """Remember the campaign of this request: an error page offers the way back to it (the
+    action's own service function decides who may act)."""
+    g.pbp_campaign = campaign

@@ -1,25 +1,25 @@
 """Players' pages: character pages, entries with their notes, and the built-in blog's
-forms (write, edit, withdraw a challenge, leave a note)."""
+forms (write, edit, withdraw a challenge, leave a note).
+
+Translation only: each form is read with the API's input model (pbp.inputs.entries) and
+handed to the action's one service function (pbp.services.noteworthy.hosted_blog), which
+holds every check; the API's handlers call the same functions."""
 
 from __future__ import annotations
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
-from sqlmodel import select
 
-from pbp import limits
 from pbp.db import get_session
-from pbp.errors import REFUSALS, Forbidden, NotFound, UserError
-from pbp.limits import check_length
-from pbp.models import Challenge, Entry, EntryRevision, Note, utcnow
-from pbp.rules import noteworthy as nw
+from pbp.errors import REFUSALS
+from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
+from pbp.models import utcnow
 from pbp.services import campaigns
 from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import blog_pages, play
 from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import outgoing_feeds as feeds
-from pbp.services.noteworthy import play, turns
-from pbp.services.noteworthy import tally as tally_service
 from pbp.web import access
 from pbp.web.access import current_account, login_required
+from pbp.web.forms import parsed
 from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
@@ -34,11 +34,9 @@ def _mail() -> MailSettings:
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
-    author = feeds.character_by_slug(session=session, campaign=campaign, slug=character_slug)
-    entry = session.get(Entry, entry_id)
-    if entry is None or entry.character_id != author.id:
-        raise NotFound("there is no such entry")
-    return author, entry
+    return blog.entry_at(
+        session=session, campaign=campaign, character_slug=character_slug, entry_id=entry_id
+    )
 
 
 def _mood_suggestions(campaign) -> list[str]:
@@ -51,10 +49,6 @@ def write(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     character = access.my_character(session, campaign)
-    turn = play.open_turn(session=session, campaign=campaign)
-    option = play.challenge_option(
-        session=session, campaign=campaign, character=character, turn=turn
-    )
     # What was typed, exactly: shown again as it came if the entry is refused or previewed.
     form = {k: request.form.get(k, "") for k in ("title", "mood", "body", "target")}
     error, status, preview = None, 200, None
@@ -72,7 +66,19 @@ def write(slug: str):
                     target_id=typed["target"],
                 )
             else:
-                entry = _post(session, character, option, typed)
+                entry_in = parsed(EntryIn, {**typed, "target_id": typed["target"]})
+                entry = blog.write_entry(
+                    session=session,
+                    actor=current_account(),
+                    campaign=campaign,
+                    title=entry_in.title,
+                    mood=entry_in.mood,
+                    body=entry_in.body,
+                    target_id=entry_in.target_id,
+                    now=now(),
+                    mail=_mail(),
+                )
+                session.commit()
                 flash("Entry posted.", "ok")
                 return redirect(
                     url_for("blog.entry", slug=slug, character=character.slug, entry_id=entry.id)
@@ -82,6 +88,10 @@ def write(slug: str):
                 raise
             session.rollback()
             error, status = str(exc), REFUSED_FORM
+    turn = play.open_turn(session=session, campaign=campaign)
+    option = play.challenge_option(
+        session=session, campaign=campaign, character=character, turn=turn
+    )
     return render_template(
         "blog/write.html",
         campaign=campaign,
@@ -95,31 +105,16 @@ def write(slug: str):
     ), status
 
 
-def _post(session, character, option, typed: dict) -> Entry:
-    check_length(typed["body"], limits.ENTRY_BODY, "an entry")
-    target = play.chosen_target(option, typed["mood"], typed["target"])
-    entry = blog.post_entry(
-        session=session,
-        character=character,
-        title=typed["title"],
-        body_markdown=play.with_target(typed["body"], typed["mood"], target),
-        mood=typed["mood"],
-        now=now(),
-        mail=_mail(),
-    )
-    session.commit()
-    return entry
-
-
 @bp.route("/<character>/<int:entry_id>/edit", methods=["GET", "POST"])
 @login_required
 def edit(slug: str, character: str, entry_id: int):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    mine = access.my_character(session, campaign)
+    access.visiting(campaign)
     author, entry = _entry(session, campaign, character, entry_id)
-    if author.id != mine.id:
-        raise Forbidden("only the entry's author can edit it")
+    mine, _ = blog.own_entry(
+        session=session, actor=current_account(), campaign=campaign, entry_id=entry_id
+    )
     error, status, typed, preview, outcome = None, 200, None, None, None
     if request.method == "POST":
         typed = {k: request.form.get(k, "") for k in ("title", "mood", "body")}
@@ -135,7 +130,19 @@ def edit(slug: str, character: str, entry_id: int):
                     editing=entry,
                 )
             else:
-                outcome = _edit(session, campaign, mine, entry, typed)
+                edit_in = parsed(EntryEdit, typed)
+                outcome = blog.edit_entry(
+                    session=session,
+                    actor=current_account(),
+                    campaign=campaign,
+                    entry_id=entry_id,
+                    title=edit_in.title,
+                    mood=edit_in.mood,
+                    body=edit_in.body,
+                    now=now(),
+                    mail=_mail(),
+                )
+                session.commit()
         except REFUSALS as exc:  # shown with the form, what was typed kept
             if not shown_with_form(exc):
                 raise
@@ -161,55 +168,18 @@ def edit(slug: str, character: str, entry_id: int):
     ), status
 
 
-def _edit(session, campaign, mine, entry, typed: dict) -> str:
-    check_length(typed["body"], limits.ENTRY_BODY, "an entry")
-    if nw.is_challenging(typed["mood"]) and entry.mood != nw.CHALLENGING:
-        # Editing to Challenging makes a challenge at the edit's time: same checks.
-        turn = play.open_turn(session=session, campaign=campaign)
-        option = play.challenge_option(
-            session=session, campaign=campaign, character=mine, turn=turn
-        )
-        if not option.allowed:
-            raise UserError(option.reason)
-    outcome = blog.edit_entry(
-        session=session,
-        entry=entry,
-        editor=mine,
-        title=typed["title"],
-        body_markdown=typed["body"],
-        mood=typed["mood"],
-        now=now(),
-        mail=_mail(),
-    )
-    session.commit()
-    return outcome
-
-
 @bp.post("/<character>/<int:entry_id>/withdraw")
 @login_required
 def withdraw(slug: str, character: str, entry_id: int):
-    """Noteworthy: "You may withdraw your challenge before the end of a turn, but that
-    still counts as your challenge for that turn." Recorded as a mood revision."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    mine = access.my_character(session, campaign)
-    author, entry = _entry(session, campaign, character, entry_id)
-    if author.id != mine.id:
-        raise Forbidden("only the challenger can withdraw a challenge")
-    if entry.mood != nw.CHALLENGING:
-        raise UserError("this entry is not a challenge")
-    body = session.exec(
-        select(EntryRevision)
-        .where(EntryRevision.entry_id == entry.id)
-        .order_by(EntryRevision.id.desc())
-    ).first()
-    blog.edit_entry(
+    access.visiting(campaign)
+    _entry(session, campaign, character, entry_id)
+    blog.withdraw_entry(
         session=session,
-        entry=entry,
-        editor=mine,
-        title=entry.title,
-        kept_html=play.markdown_source(body),
-        mood=play.WITHDRAWN_MOOD,
+        actor=current_account(),
+        campaign=campaign,
+        entry_id=entry_id,
         now=now(),
         mail=_mail(),
     )
@@ -223,15 +193,23 @@ def withdraw(slug: str, character: str, entry_id: int):
 def add_note(slug: str, character: str, entry_id: int):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    mine = access.my_character(session, campaign)
-    _, entry = _entry(session, campaign, character, entry_id)
-    turn = play.open_turn(session=session, campaign=campaign)
+    access.visiting(campaign)
+    _entry(session, campaign, character, entry_id)
     typed = {k: request.form.get(k) or "" for k in ("body", "fate")}
     try:
-        refusal = play.note_refusal(entry=entry, turn=turn)
-        if refusal:
-            raise UserError(refusal)
-        _note(session, campaign, turn, mine, entry, typed, request.form.get("stance") or "none")
+        note = parsed(NoteIn, {**typed, "stance": request.form.get("stance") or "none"})
+        blog.post_note(
+            session=session,
+            actor=current_account(),
+            campaign=campaign,
+            entry_id=entry_id,
+            body=note.body,
+            stance=note.stance,
+            fate=note.fate,
+            now=now(),
+            mail=_mail(),
+        )
+        session.commit()
     except REFUSALS as exc:  # the entry's page again, with the note as it was typed
         if not shown_with_form(exc):
             raise
@@ -244,28 +222,6 @@ def add_note(slug: str, character: str, entry_id: int):
     )
 
 
-def _note(session, campaign, turn, mine, entry, typed: dict, stance: str) -> None:
-    if stance not in ("support", "oppose", "none"):
-        raise UserError("a position is Support, Oppose or No position")
-    if stance != "none":
-        why = play.stance_refusal(
-            session=session, campaign=campaign, character=mine, entry=entry, turn=turn
-        )
-        if why:
-            raise UserError(why)
-    blog.post_note(
-        session=session,
-        entry=entry,
-        author=mine,
-        body_markdown=typed["body"],
-        stance=stance,
-        fate=typed["fate"],
-        now=now(),
-        mail=_mail(),
-    )
-    session.commit()
-
-
 @bp.get("/<character>/<int:entry_id>")
 def entry(slug: str, character: str, entry_id: int):
     return _entry_page(slug, character, entry_id)
@@ -274,34 +230,25 @@ def entry(slug: str, character: str, entry_id: int):
 def _entry_page(slug: str, character: str, entry_id: int, **note_form):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    author, row = _entry(session, campaign, character, entry_id)
-    notes = session.exec(
-        select(Note).where(Note.entry_id == row.id).order_by(Note.published_at, Note.id)
-    ).all()
-    names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
-    turn = play.open_turn(session=session, campaign=campaign)
-    mine = play.character_of(session=session, campaign=campaign, user=current_account())
-    result = None
-    if turn is not None and row.turn_id == turn.id and row.mood == nw.CHALLENGING:
-        tally = tally_service.tally(session=session, campaign=campaign, turn=turn)
-        result = tally.challenge_for(row.id)
-    refusal = play.note_refusal(entry=row, turn=turn)
-    final = play.finalists(session=session, campaign=campaign, turn=turn)
-    position = play.position_refusal(
-        character=mine, entry=row, target_id=result.target_id if result else None, final=final
+    page = blog_pages.entry_page(
+        session=session,
+        campaign=campaign,
+        character_slug=character,
+        entry_id=entry_id,
+        user=current_account(),
     )
     return render_template(
         "blog/entry.html",
         campaign=campaign,
-        author=author,
-        entry=row,
-        notes=notes,
-        names=names,
-        mine=mine,
-        challenge=result,
-        note_refusal=refusal,
-        position_refusal=position,
-        final_vote=refusal is None and row.character_id in final,
+        author=page.author,
+        entry=page.entry,
+        notes=page.notes,
+        names=page.names,
+        mine=page.mine,
+        challenge=page.challenge,
+        note_refusal=page.note_refusal,
+        position_refusal=page.position_refusal,
+        final_vote=page.final_vote,
         **note_form,
     )
 
@@ -310,33 +257,16 @@ def _entry_page(slug: str, character: str, entry_id: int, **note_form):
 def character_page(slug: str, character: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    who = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
-    # The list shows titles only: no bodies read for up to 100 entries.
-    entries = session.exec(
-        select(Entry.id, Entry.title, Entry.mood_raw, Entry.published_at)
-        .where(Entry.character_id == who.id)
-        .order_by(Entry.published_at.desc(), Entry.id.desc())
-        .limit(100)
-    ).all()
-    made = session.exec(select(Challenge).where(Challenge.challenger_id == who.id)).all()
-    received = session.exec(select(Challenge).where(Challenge.target_id == who.id)).all()
-    names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
-    blog_row = blog.blog_of(session=session, character=who)
-    turn = turns.latest_turn(session=session, campaign=campaign)
-    current = [
-        c
-        for c in tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
-        if who.id in (c.challenger_id, c.target_id) and c.challenger_id in names
-    ]
+    page = blog_pages.character_page(session=session, campaign=campaign, character_slug=character)
     return render_template(
         "blog/character.html",
         campaign=campaign,
-        character=who,
-        entries=entries,
-        made=made,
-        received=received,
-        names=names,
-        blog=blog_row,
-        current=current,
-        turn=turn,
+        character=page.character,
+        entries=page.entries,
+        made=page.made,
+        received=page.received,
+        names=page.names,
+        blog=page.blog,
+        current=page.current,
+        turn=page.turn,
     )

@@ -22,7 +22,6 @@ from pbp.errors import REFUSALS, UserError
 from pbp.models import Campaign, utcnow
 from pbp.models.cards import CARD_RULESETS
 from pbp.models.forum import Thread
-from pbp.rules.cards import Card, CardError
 from pbp.services import campaigns
 from pbp.services.cards import tables as cards
 from pbp.services.forum import scenes as forum
@@ -76,16 +75,6 @@ def _thread(campaign: Campaign, thread_id: int) -> Thread:
     )
 
 
-def card_label(code: str) -> dict[str, Any]:
-    """A card code as the templates show it: name, symbol, colour."""
-    try:
-        card = Card.from_code(code)
-    except CardError:
-        return {"code": code, "name": code, "short": code, "red": False}
-    short = code[:-1] + card.suit.symbol
-    return {"code": code, "name": card.name, "short": short, "red": card.is_red}
-
-
 # -- reading ---------------------------------------------------------------------------------
 
 
@@ -103,11 +92,9 @@ def _table_page(
     refused: Refused | None = None,
 ):
     session, viewer = get_session(), _viewer(campaign)
-    thread = _thread(campaign, thread_id)
-    game = cards.game_of_thread(session=session, thread=thread)
-    view = None
-    if game is not None:
-        view = cards.table_view(session=session, campaign=campaign, game=game, viewer=viewer)
+    thread, view = cards.table_of(
+        session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
     page = render_template(
         "cards/table.html",
         campaign=campaign,
@@ -117,7 +104,7 @@ def _table_page(
         error=error,
         refused=refused or Refused(),
         playable=campaign.ruleset in CARD_RULESETS,
-        card=card_label,
+        card=cards.card_label,
         gm_sees_hands_default=bool((campaign.settings or {}).get("gm_sees_hands", True)),
     )
     return page, status
@@ -182,12 +169,11 @@ def export(slug: str, thread_id: int):
 def new(slug: str, thread_id: int):
     campaign = _campaign(slug)
     session = get_session()
-    thread = _thread(campaign, thread_id)
     try:
-        cards.create_game(
+        cards.open_table(
             session=session,
             campaign=campaign,
-            thread=thread,
+            thread_id=thread_id,
             user=current_account(),
             settings=_settings(campaign),
             mail=_mail(),
@@ -214,12 +200,11 @@ def _settings(campaign: Campaign) -> dict[str, Any]:
 def act(slug: str, thread_id: int, action: str):
     campaign = _campaign(slug)
     session = get_session()
-    thread = _thread(campaign, thread_id)
     try:
-        cards.play(
+        cards.move(
             session=session,
             campaign=campaign,
-            thread=thread,
+            thread_id=thread_id,
             user=current_account(),
             action=action,
             params=form_params(request.form),

@@ -1,4 +1,5 @@
-"""WTForms classes for the account pages (login, invites, password reset).
+"""WTForms classes for the account pages (login, invites, password reset), and `parsed`:
+the game's forms read with the API's own input models (pbp.inputs).
 
 Every form is a `FlaskForm`, so it carries the CSRF token; templates render it with
 `form.hidden_tag()`. Validators here only check shape (present, long enough, same
@@ -8,8 +9,11 @@ twice); the rules themselves live in pbp.services.accounts.logins.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import TypeVar
 
 from flask_wtf import FlaskForm
+from pydantic import ValidationError as InputError
 from wtforms import (
     HiddenField,
     IntegerField,
@@ -29,6 +33,8 @@ from wtforms.validators import (
     ValidationError,
 )
 
+from pbp.errors import UserError
+from pbp.inputs import Body
 from pbp.services.accounts.logins import (
     INVITE_TTL,
     MAX_INVITE_TTL,
@@ -155,3 +161,58 @@ class SignupForm(FlaskForm):
 class ResendConfirmationForm(FlaskForm):
     email = _email_field()
     submit = SubmitField("Send me a new confirmation link")
+
+
+# -- the game's forms, read with the API's models ------------------------------------------
+
+M = TypeVar("M", bound=Body)
+
+
+class FormRefused(UserError):
+    """A form its input model refuses: shown again with what was typed (the API answers the
+    same body with 422 too)."""
+
+    status = 422
+
+
+def parsed(model: type[M], typed: Mapping[str, object]) -> M:
+    """`typed` (a form's fields, as text) read with `model`, or FormRefused in the words a
+    person reads. A field the form leaves empty takes the model's default when that
+    default is None (a select's "no choice"); fields the model lacks (the CSRF token, the
+    button) are not its business."""
+    data = {}
+    for name, field in model.model_fields.items():
+        if name not in typed:
+            continue
+        if typed[name] == "" and not field.is_required() and field.default is None:
+            continue
+        data[name] = typed[name]
+    try:
+        return model.model_validate(data)
+    except InputError as exc:
+        raise FormRefused("; ".join(_said(model, e) for e in exc.errors())) from exc
+
+
+def _said(model: type[Body], error) -> str:
+    name = str(error["loc"][0]) if error["loc"] else ""
+    what = model.names.get(name, name.replace("_", " "))
+    if len(error["loc"]) > 1:  # one item of a list: "a profile address"
+        what = model.names.get(f"{name}[]", what)
+    ctx = error.get("ctx") or {}
+    kind = error["type"]
+    if kind == "missing" or (kind == "string_too_short" and not error.get("input")):
+        return model.needed.get(name, f"{what} is needed")
+    text = isinstance(error.get("input"), str)
+    if kind == "string_too_long" or (kind == "too_long" and text):
+        length, limit = len(error["input"]), ctx["max_length"]
+        return (
+            f"{what} may be at most {limit:,} characters; this one has {length:,}: "
+            f"shorten it by {length - limit:,}"
+        )
+    if kind == "too_long":
+        return f"give at most {ctx['max_length']} {what}"
+    if name in model.wrong:
+        return model.wrong[name]
+    if kind == "literal_error":
+        return f"{what} is one of {ctx['expected']}"
+    return f"{what}: {error['msg']}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from dataclasses import replace
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -29,6 +30,7 @@ from markupsafe import escape
 from pbp import links
 from pbp.db import get_session
 from pbp.errors import REFUSALS, Forbidden, UserError
+from pbp.inputs.forum import PostEdit, PostIn
 from pbp.models import Campaign, utcnow
 from pbp.services import campaigns
 from pbp.services.forum import rolls, sheets
@@ -36,7 +38,14 @@ from pbp.services.forum import scenes as forum
 from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
-from pbp.web.access import current_account, current_membership, login_required, require_member
+from pbp.web.access import (
+    current_account,
+    current_membership,
+    login_required,
+    require_member,
+    visiting,
+)
+from pbp.web.forms import parsed
 from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("forum", __name__)
@@ -82,6 +91,30 @@ def _draft() -> forum.Draft:
         character_id=_int(form.get("character_id")),
         roll_visibility=form.get("roll_visibility", "public"),
         client_token=form.get("client_token") or None,
+    )
+
+
+def _checked(draft: forum.Draft) -> forum.Draft:
+    """The draft read with the API's PostIn: the same limits and choices as the API."""
+    post = parsed(
+        PostIn,
+        {
+            "body": draft.body,
+            "kind": draft.kind,
+            "audience": draft.audience,
+            "recipient_ids": list(draft.recipient_ids),
+            "character_id": "" if draft.character_id is None else draft.character_id,
+            "roll_visibility": draft.roll_visibility,
+        },
+    )
+    return replace(
+        draft,
+        body=post.body,
+        kind=post.kind,
+        audience=post.audience,
+        recipient_ids=tuple(post.recipient_ids),
+        character_id=post.character_id,
+        roll_visibility=post.roll_visibility,
     )
 
 
@@ -267,7 +300,7 @@ def new_thread(slug: str):
             campaign=campaign,
             author=current_account(),
             title=title,
-            draft=draft,
+            draft=_checked(draft),
             mail=_mail(),
             now=now(),
         )
@@ -291,21 +324,18 @@ def new_thread(slug: str):
 @login_required
 def reply(slug: str, thread_id: int):
     campaign = _forum(slug)
-    require_member(campaign)
-    session, viewer, draft = get_session(), _viewer(campaign), _draft()
-    found, _ = forum.get_thread(
-        session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
-    )
+    visiting(campaign)
+    session, draft = get_session(), _draft()
     try:
         if request.form.get("action") == "preview":
             html, commands = forum.preview(session=session, text=draft.body)
             return _thread_page(campaign, thread_id, draft=draft, preview=html, commands=commands)
-        post = forum.create_post(
+        post = forum.reply(
             session=session,
             campaign=campaign,
-            thread=found,
+            thread_id=thread_id,
             author=current_account(),
-            draft=draft,
+            draft=_checked(draft),
             mail=_mail(),
             now=now(),
         )
@@ -327,14 +357,16 @@ def _post_url(slug: str, thread_id: int, post_id: int) -> str:
 @login_required
 def watch(slug: str, thread_id: int):
     campaign = _forum(slug)
-    require_member(campaign)
+    visiting(campaign)
     session = get_session()
-    found, _ = forum.get_thread(
-        session=session, campaign=campaign, thread_id=thread_id, viewer=_viewer(campaign)
-    )
     on = request.form.get("watch") == "on"
-    forum.set_watch(
-        session=session, campaign=campaign, thread=found, user=current_account(), on=on, now=now()
+    forum.watch_thread(
+        session=session,
+        campaign=campaign,
+        thread_id=thread_id,
+        user=current_account(),
+        on=on,
+        now=now(),
     )
     session.commit()
     flash(
@@ -359,12 +391,12 @@ def edit(slug: str, post_id: int):
         return render_template("forum/edit.html", campaign=campaign, post=post, body=post.body)
     body = request.form.get("body", "")
     try:
-        forum.edit_post(
+        forum.change_post(
             session=session,
             campaign=campaign,
-            post=post,
+            post_id=post_id,
             editor=current_account(),
-            body=body,
+            body=parsed(PostEdit, {"body": body}).body,
             now=now(),
         )
         session.commit()
@@ -384,13 +416,10 @@ def edit(slug: str, post_id: int):
 @login_required
 def delete(slug: str, post_id: int):
     campaign = _forum(slug)
-    require_member(campaign)
+    visiting(campaign)
     session = get_session()
-    post = forum.get_post(
-        session=session, campaign=campaign, post_id=post_id, viewer=_viewer(campaign)
-    )
-    forum.delete_post(
-        session=session, campaign=campaign, post=post, actor=current_account(), now=now()
+    post = forum.remove_post(
+        session=session, campaign=campaign, post_id=post_id, actor=current_account(), now=now()
     )
     session.commit()
     flash("Post deleted. Its rolls stay on the record.", "ok")
@@ -481,13 +510,12 @@ def sheet_edit(slug: str, character: str):
     if request.method == "POST":
         try:
             data = _sheet_form(campaign)
-            sheets.save_sheet(
+            sheets.edit_sheet(
                 session=session,
                 campaign=campaign,
-                character=found,
+                character_slug=found.slug,
                 data=data,
                 actor=current_account(),
-                membership=current_membership(campaign),
                 now=now(),
             )
             session.commit()

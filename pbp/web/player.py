@@ -14,12 +14,14 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from pbp.db import get_session
-from pbp.errors import REFUSALS, Forbidden, UserError
+from pbp.errors import REFUSALS, UserError
+from pbp.inputs.player import BlogChoiceIn, CommenterIdentityIn
 from pbp.models import utcnow
 from pbp.services import campaigns
 from pbp.services.noteworthy import blog_settings as blogs
 from pbp.services.noteworthy import commenters, feed_problems, play, polling
-from pbp.web.access import current_account, login_required, require_player
+from pbp.web.access import current_account, login_required, visiting
+from pbp.web.forms import parsed
 
 bp = Blueprint("player", __name__, url_prefix="/c/<slug>/me")
 
@@ -28,35 +30,48 @@ def now():
     return current_app.config.get("PBP_CLOCK", utcnow)()
 
 
-def _my_character(session, campaign):
-    require_player(campaign)
-    character = play.character_of(session=session, campaign=campaign, user=current_account())
-    if character is None:
-        raise Forbidden("you have no character in this campaign yet")
-    return character
-
-
 @bp.route("/blog", methods=["GET", "POST"])
 @login_required
 def blog(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    character = _my_character(session, campaign)
+    visiting(campaign)
+    character = play.player_character(session=session, campaign=campaign, user=current_account())
     row = blogs.blog_of(session=session, character=character)
     form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
     error, status = None, 200
     if request.method == "POST":
-        if request.form.get("character_id", str(character.id)) != str(character.id):
-            raise Forbidden("this form changes another character's blog, not yours")
         form = {"kind": request.form.get("kind", ""), "url": request.form.get("url", "").strip()}
         try:
-            message = _change(session, character, form)
+            choice = parsed(
+                BlogChoiceIn, {**form, "character_id": request.form.get("character_id", "")}
+            )
+            config = current_app.config
+            with polling.fetcher_from_config(config) as fetcher:
+                _, row = blogs.choose_blog(
+                    session=session,
+                    actor=current_account(),
+                    campaign=campaign,
+                    kind=choice.kind,
+                    url=choice.url,
+                    character_id=choice.character_id,
+                    fetcher=fetcher,
+                    allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
+                    now=now(),
+                )
         except REFUSALS as exc:
+            if exc.status == 403:
+                raise
             session.rollback()
             error, status = str(exc), exc.status
         else:
             session.commit()
-            flash(message, "ok")
+            flash(
+                f"{character.name} now blogs here, on pbp."
+                if row.kind == "builtin"
+                else f"Found the feed {row.feed_url}: pbp reads it within a few minutes.",
+                "ok",
+            )
             return redirect(url_for("player.blog", slug=slug))
     return _page(session, campaign, character, row, form, error=error), status
 
@@ -84,20 +99,31 @@ def commenter(slug: str):
     the player says which profile addresses are theirs."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    character = _my_character(session, campaign)
-    if request.form.get("character_id", str(character.id)) != str(character.id):
-        raise Forbidden("this form changes another character's identity, not yours")
+    visiting(campaign)
     typed = request.form.get("uris", "")
     try:
-        mapped = commenters.declare(
+        identity = parsed(
+            CommenterIdentityIn,
+            {
+                "uris": [line for line in typed.splitlines() if line.strip()],
+                "character_id": request.form.get("character_id", ""),
+            },
+        )
+        character, mapped = commenters.declare_mine(
             session=session,
-            character=character,
-            uris=typed.splitlines(),
-            now=now(),
             actor=current_account(),
+            campaign=campaign,
+            uris=identity.uris,
+            character_id=identity.character_id,
+            now=now(),
         )
     except UserError as exc:
+        if exc.status == 403:
+            raise
         session.rollback()
+        character = play.player_character(
+            session=session, campaign=campaign, user=current_account()
+        )
         row = blogs.blog_of(session=session, character=character)
         form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
         page = _page(session, campaign, character, row, form, uris=typed, uris_error=str(exc))
@@ -105,25 +131,3 @@ def commenter(slug: str):
     session.commit()
     flash(f"Saved; {mapped} waiting note(s) now count for {character.name}.", "ok")
     return redirect(url_for("player.blog", slug=slug))
-
-
-def _change(session, character, form: dict) -> str:
-    if form["kind"] == "builtin":
-        blogs.set_builtin_blog(
-            session=session, character=character, now=now(), actor=current_account()
-        )
-        return f"{character.name} now blogs here, on pbp."
-    if form["kind"] != "external":
-        raise UserError("choose the built-in blog or your own blog")
-    config = current_app.config
-    with polling.fetcher_from_config(config) as fetcher:
-        row = blogs.set_external_blog(
-            session=session,
-            character=character,
-            url=form["url"],
-            fetcher=fetcher,
-            allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
-            now=now(),
-            actor=current_account(),
-        )
-    return f"Found the feed {row.feed_url}: pbp reads it within a few minutes."

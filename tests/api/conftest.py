@@ -68,7 +68,7 @@ def world(db_session) -> World:
     turn = turns.post_event(
         session=db_session, campaign=campaign, text="The ball begins.", actor=None, now=API_NOW
     )
-    challenge = blog.post_entry(
+    challenge = blog.store_entry(
         session=db_session,
         character=characters["Ada"],
         title="Pistols at dawn",

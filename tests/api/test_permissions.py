@@ -107,6 +107,7 @@ MATRIX = {
         lambda role, w: {"character_id": w.characters["Cleo"].id, "value": "Cleopatra"},
         only_referee(201),
     ),
+    "choose_blog": ("PUT", "/campaigns/{slug}/me/blog", {"kind": "builtin"}, players(200)),
     "declare_commenter": (
         "PUT",
         "/campaigns/{slug}/me/commenter",
@@ -239,6 +240,24 @@ FORUM_MATRIX = {
     "edit_post": ("PUT", FORUM + "/posts/{post}", {"body": "We wait, armed."}, members(200, 403)),
     "delete_post": ("DELETE", FORUM + "/posts/{post}", None, members(200, 403)),
     "get_roll": ("GET", FORUM + "/rolls/{roll}", None, PUBLIC),
+    "watch": ("PUT", FORUM + "/threads/{thread}/watch", {"on": True}, members(200)),
+    "get_sheet": ("GET", "/campaigns/{forum}/sheets/ada", None, PUBLIC),
+    # Ada's sheet: her player and the GM may change it; ONE refuses an empty sheet (400).
+    "edit_sheet": (
+        "PUT",
+        "/campaigns/{forum}/sheets/ada",
+        {"data": {}},
+        {ANON: 401, STRANGER: 403, PLAYER: 400, OTHER: 403, REF: 400},
+    ),
+    # ONE is not played with cards: past the permission checks the table is not found.
+    "get_table": ("GET", FORUM + "/threads/{thread}/cards", None, {r: 404 for r in ROLES}),
+    "open_table": ("POST", FORUM + "/threads/{thread}/cards", {}, only_referee(404)),
+    "move": (
+        "POST",
+        FORUM + "/threads/{thread}/cards/moves",
+        {"action": "bid"},
+        members(404),
+    ),
     "start": ("POST", FORUM + "/start", None, only_referee(200)),
     "end": ("POST", FORUM + "/end", None, only_referee(200)),
 }

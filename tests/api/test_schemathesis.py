@@ -92,7 +92,7 @@ def seed(engine) -> dict:
             for name in ("Ada", "Bram", "Cleo", "Dov", "Eli", "Fay")
         }
         turns.post_event(session=session, campaign=campaign, text="Go.", actor=None, now=NOW)
-        entry = blog.post_entry(
+        entry = blog.store_entry(
             session=session,
             character=cast["Ada"],
             title="Pistols",

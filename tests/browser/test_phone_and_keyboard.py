@@ -19,7 +19,7 @@ def challenged(seed_game, live_server):
     game = seed_game(turn=3)
     with live_server.session() as session:
         ada, cleo = (session.get(Character, game.ids[n]) for n in ("Ada", "Cleo"))
-        entry = blog.post_entry(
+        entry = blog.store_entry(
             session=session,
             character=ada,
             title="Bram knows where the ledger is, and he will not say so at the inquest",
@@ -27,7 +27,7 @@ def challenged(seed_game, live_server):
             mood="Challenging",
             now=utcnow(),
         )
-        blog.post_note(
+        blog.store_note(
             session=session,
             entry=entry,
             author=cleo,

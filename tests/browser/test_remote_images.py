@@ -34,7 +34,7 @@ def tracker():
 def _entry_with_image(live_server, slug: str, url: str) -> str:
     with live_server.session() as session:
         ada = session.exec(select(Character).where(Character.name == "Ada")).all()[-1]
-        entry = blog.post_entry(
+        entry = blog.store_entry(
             session=session,
             character=ada,
             title="A postcard",

@@ -171,7 +171,7 @@ def _entry_with_image(db_session, world) -> None:
     from pbp.services.noteworthy import hosted_blog as blog
     from tests.helpers import API_NOW as NOW
 
-    blog.post_entry(
+    blog.store_entry(
         session=db_session,
         character=world.characters["Bram"],
         title="A postcard",

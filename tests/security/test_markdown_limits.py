@@ -176,7 +176,7 @@ def test_an_over_long_event_is_refused(db_session):
 def test_an_over_long_note_is_refused_with_the_text_kept(auth, db_session):
     campaign, user = _player(db_session)
     other = make_characters(db_session, campaign, names=("Other",))[0]
-    entry = blog.post_entry(
+    entry = blog.store_entry(
         session=db_session, character=other, title="Hi", body_markdown="Hi", mood="Calm", now=T0
     )
     db_session.commit()

@@ -39,7 +39,7 @@ def _everything(payload) -> str:
 
 def test_ruling_notes_stay_out_of_the_public_challenges_until_resolved(api, world, db_session):
     chars = world.characters
-    note = blog.post_note(
+    note = blog.store_note(
         session=db_session,
         entry=world.challenge,
         author=chars["Cleo"],

@@ -25,7 +25,7 @@ def game(db_session):
         actor=None,
         now=NOW - timedelta(hours=1),
     )
-    entry = blog.post_entry(
+    entry = blog.store_entry(
         session=db_session,
         character=ada,
         title=f"Title {HOSTILE}",
@@ -33,7 +33,7 @@ def game(db_session):
         mood="Challenging <b>x</b>",
         now=NOW,
     )
-    blog.post_note(
+    blog.store_note(
         session=db_session,
         entry=entry,
         author=bram,

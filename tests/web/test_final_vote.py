@@ -32,7 +32,7 @@ def final(db_session, client) -> tuple[Game, dict]:
         session=db_session, campaign=campaign, text="The final.", actor=None, now=NOW
     )
     entries = {
-        name: blog.post_entry(
+        name: blog.store_entry(
             session=db_session,
             character=game.characters[name],
             title=f"{name}'s last stand",
@@ -107,7 +107,7 @@ def test_outside_the_final_an_outsider_still_cannot_take_a_position(db_session, 
     game = make_game(db_session, client, names=("Ada", "Bram", "Cleo", "Dov"))
     game.characters["Dov"].status = "outsider"
     db_session.add(game.characters["Dov"])
-    challenge = blog.post_entry(
+    challenge = blog.store_entry(
         session=db_session,
         character=game.characters["Ada"],
         title="Duel",
@@ -125,7 +125,7 @@ def test_the_target_cannot_take_a_position_on_an_open_challenge(db_session, clie
     """The target is read from the live tally: no challenge row exists before the turn
     is resolved, and the check used to miss it."""
     game = make_game(db_session, client)
-    challenge = blog.post_entry(
+    challenge = blog.store_entry(
         session=db_session,
         character=game.characters["Ada"],
         title="Duel",

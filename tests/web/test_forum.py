@@ -288,3 +288,14 @@ def test_the_feed_carries_public_posts_and_public_rolls_only(client, db_session,
     assert "Public words." in xml and "Hidden words." not in xml
     assert public.result["text"] in xml and quiet.result["text"] not in xml
     assert "a hidden roll" in xml
+
+
+def test_a_post_the_apis_model_refuses_comes_back_with_its_text(auth, client, db_session, table):
+    """The post form is read with the API's PostIn (#18 item 2): an audience it does not
+    know is refused with 422, as the API answers, and nothing is rolled or stored."""
+    auth.login(table.ada_user)
+    page, _ = _new_thread(auth, client, table, "Hidden plans.\n/roll d6", audience="everyone")
+    assert page.status_code == 422
+    html = page.get_data(as_text=True)
+    assert "Audience is one of" in html and "Hidden plans." in html
+    assert db_session.exec(select(Post)).all() == [] and db_session.exec(select(Roll)).all() == []

@@ -156,7 +156,7 @@ def _play_noteworthy(app, session, now) -> None:
         tailored=[turns.Tailored(ada.id, "addition", "You carry the letter.")],
         mail=MAIL,
     )
-    challenge = blog.post_entry(
+    challenge = blog.store_entry(
         session=session,
         character=ada,
         title="A glove thrown",
@@ -165,7 +165,7 @@ def _play_noteworthy(app, session, now) -> None:
         now=now + timedelta(minutes=5),
         mail=MAIL,
     )
-    blog.post_entry(
+    blog.store_entry(
         session=session,
         character=bram,
         title="Calm",
@@ -174,7 +174,7 @@ def _play_noteworthy(app, session, now) -> None:
         now=now + timedelta(minutes=6),
         mail=MAIL,
     )
-    blog.post_note(
+    blog.store_note(
         session=session,
         entry=challenge,
         author=cleo,

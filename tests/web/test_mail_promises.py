@@ -103,7 +103,7 @@ def messages(db_session, kind: str) -> list[OutboxMessage]:
 
 def entry_of(db_session, game: Game, name: str, title="An entry", mood="Calm") -> Entry:
     """An entry written before the test's action (a fixture, so no mail)."""
-    entry = blog.post_entry(
+    entry = blog.store_entry(
         session=db_session,
         character=game.characters[name],
         title=title,

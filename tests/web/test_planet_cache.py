@@ -28,7 +28,7 @@ def game(db_session):
 
 
 def _entry(db_session, character, title, minutes, **kw):
-    entry = blog.post_entry(
+    entry = blog.store_entry(
         session=db_session,
         character=character,
         title=title,
@@ -52,13 +52,13 @@ def test_each_change_shows_on_the_next_load_of_a_cached_planet(client, game, db_
     assert b"First words" in client.get(url).data
     assert client.get(url).data == client.get(url).data  # served again, unchanged
 
-    blog.post_note(
+    blog.store_note(
         session=db_session, entry=entry, author=bram, body_markdown="Bram was here", now=T0
     )
     db_session.commit()
     assert b"Bram was here" in client.get(url).data
 
-    blog.edit_entry(
+    blog.store_edit(
         session=db_session,
         entry=entry,
         editor=ada,

@@ -77,7 +77,7 @@ def test_a_whole_turn_from_the_dashboard(client, auth, game, clock, db_session):
     assert all("Only Ada" not in text for who, text in bodies.items() if who != ada_email)
 
     clock.now = T0 + timedelta(hours=1)
-    entry = blog.post_entry(
+    entry = blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram, beware",
@@ -86,7 +86,7 @@ def test_a_whole_turn_from_the_dashboard(client, auth, game, clock, db_session):
         now=clock.now,
     )
     for who, stance in ((cleo, "support"), (dov, "support"), (eli, "oppose")):
-        blog.post_note(
+        blog.store_note(
             session=db_session,
             entry=entry,
             author=who,
@@ -217,7 +217,7 @@ def test_reminder_goes_to_players_without_an_entry_once_per_hour(
     campaign, referee, (ada, *others) = game
     auth.login(referee)
     auth.post(f"/c/{campaign.slug}/referee/event", {"text": "E", "expected_number": "1"})
-    blog.post_entry(
+    blog.store_entry(
         session=db_session,
         character=ada,
         title="Here",

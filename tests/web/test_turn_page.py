@@ -79,7 +79,7 @@ def test_resolved_turn_shows_the_stored_result_not_todays_tally(
     campaign, referee, (ada, bram, cleo, dov, eli, _) = game
     auth.login(referee)
     _open_turn(auth, campaign, ada)
-    entry = blog.post_entry(
+    entry = blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram, beware",
@@ -88,7 +88,7 @@ def test_resolved_turn_shows_the_stored_result_not_todays_tally(
         now=T0 + timedelta(hours=1),
     )
     for who, stance in ((cleo, "support"), (dov, "oppose")):
-        blog.post_note(
+        blog.store_note(
             session=db_session,
             entry=entry,
             author=who,
@@ -108,7 +108,7 @@ def test_resolved_turn_shows_the_stored_result_not_todays_tally(
     db_session.refresh(turn)
     assert turn.status == "resolved"
     # A support note that arrives after the resolve changes the stored result in nothing.
-    blog.post_note(
+    blog.store_note(
         session=db_session,
         entry=entry,
         author=eli,

@@ -31,7 +31,7 @@ from pbp.models import Campaign, User
 from pbp.models.cards import CARD_RULESETS, CardEvent, CardGame
 from pbp.models.forum import Thread
 from pbp.rules import dice
-from pbp.rules.cards import Event, RulesError, Viewer, events_for
+from pbp.rules.cards import Card, CardError, Event, RulesError, Viewer, events_for
 from pbp.services.cards.actions import GM, Actor, Ruleset, apply_action, ruleset_for
 from pbp.services.forum import rolls
 from pbp.services.forum import scenes as forum
@@ -277,6 +277,79 @@ def play(
     _announce(session, campaign, thread, user, row, outcome.events, mail, now)
     session.flush()
     return event
+
+
+def open_table(
+    *,
+    session: Session,
+    campaign: Campaign,
+    thread_id: int,
+    user: User,
+    settings: dict[str, Any],
+    mail: MailSettings,
+    now: datetime,
+) -> CardGame:
+    """The GM opens a card table in a thread they may read (`create_game`'s checks)."""
+    viewer = forum.viewer_for(session=session, campaign=campaign, user=user)
+    thread = visible_thread(session=session, campaign=campaign, thread_id=thread_id, viewer=viewer)
+    return create_game(
+        session=session,
+        campaign=campaign,
+        thread=thread,
+        user=user,
+        settings=settings,
+        mail=mail,
+        now=now,
+    )
+
+
+def move(
+    *,
+    session: Session,
+    campaign: Campaign,
+    thread_id: int,
+    user: User,
+    action: str,
+    params: dict[str, Any],
+    mail: MailSettings,
+    now: datetime,
+    expected_version: int | None = None,
+) -> CardEvent:
+    """A member makes one move at a thread's table they may read (`play`'s checks)."""
+    viewer = forum.viewer_for(session=session, campaign=campaign, user=user)
+    thread = visible_thread(session=session, campaign=campaign, thread_id=thread_id, viewer=viewer)
+    return play(
+        session=session,
+        campaign=campaign,
+        thread=thread,
+        user=user,
+        action=action,
+        params=params,
+        mail=mail,
+        now=now,
+        expected_version=expected_version,
+    )
+
+
+def table_of(
+    *, session: Session, campaign: Campaign, thread_id: int, viewer: forum.Viewer
+) -> tuple[Thread, TableView | None]:
+    """A thread the viewer may read and its table as they may see it (None: no table)."""
+    thread = visible_thread(session=session, campaign=campaign, thread_id=thread_id, viewer=viewer)
+    game = game_of_thread(session=session, thread=thread)
+    if game is None:
+        return thread, None
+    return thread, table_view(session=session, campaign=campaign, game=game, viewer=viewer)
+
+
+def card_label(code: str) -> dict[str, Any]:
+    """A card code as the pages show it: name, symbol, colour."""
+    try:
+        card = Card.from_code(code)
+    except CardError:
+        return {"code": code, "name": code, "short": code, "red": False}
+    short = code[:-1] + card.suit.symbol
+    return {"code": code, "name": card.name, "short": short, "red": card.is_red}
 
 
 def _save_state(

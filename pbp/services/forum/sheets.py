@@ -20,7 +20,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from pbp import limits
-from pbp.errors import Forbidden, UserError
+from pbp.errors import Forbidden, NotFound, UserError
 from pbp.models import AuditLog, Campaign, Character, Membership, User
 from pbp.models.forum import Sheet
 from pbp.rules import one
@@ -265,3 +265,41 @@ def _resolve_one(
         resolved = dataclasses.replace(resolved, mod=resolved.mod + penalty)
         note += f"; wounded {penalty:+d}"
     return resolved, note
+
+
+def edit_sheet(
+    *,
+    session: Session,
+    campaign: Campaign,
+    character_slug: str,
+    data: Any,
+    actor: User,
+    now: datetime,
+) -> tuple[Character, Sheet]:
+    """The character's player or the GM changes a sheet (`save_sheet`'s checks), named by
+    the character's address."""
+    # Imported here: the forum's visibility module reads rolls, which read sheets.
+    from pbp.services.forum.visibility import membership_of, require_forum
+
+    require_forum(campaign)
+    character = character_in(session=session, campaign=campaign, slug=character_slug)
+    member = membership_of(session, campaign, actor.id)
+    sheet = save_sheet(
+        session=session,
+        campaign=campaign,
+        character=character,
+        data=data,
+        actor=actor,
+        membership=member,
+        now=now,
+    )
+    return character, sheet
+
+
+def character_in(*, session: Session, campaign: Campaign, slug: str) -> Character:
+    character = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
+    ).first()
+    if character is None:
+        raise NotFound(f"there is no character {slug!r} in {campaign.name}")
+    return character

@@ -20,8 +20,8 @@ from sqlmodel import Session, select
 from adapters import DiscoveredFeed, FeedError, Fetcher, check_url, discover_feeds, parse_feed
 from pbp.db import release
 from pbp.errors import Conflict, UserError
-from pbp.models import AuditLog, Blog, Character, User
-from pbp.services.noteworthy import websub
+from pbp.models import AuditLog, Blog, Campaign, Character, User
+from pbp.services.noteworthy import play, websub
 
 NO_FEED = (
     "No feed was found at {url}: the page declares none, and none of the usual feed "
@@ -32,6 +32,44 @@ NO_FEED = (
 
 def blog_of(*, session: Session, character: Character) -> Blog:
     return session.exec(select(Blog).where(Blog.character_id == character.id)).one()
+
+
+def choose_blog(
+    *,
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    kind: str,
+    url: str | None,
+    character_id: int | None = None,
+    fetcher: Fetcher,
+    allow_private: bool,
+    now: datetime,
+) -> tuple[Character, Blog]:
+    """A player chooses where their character blogs: pbp's built-in blog ("builtin"), or
+    their own blog at `url` ("external"), whose feed is found and read once first."""
+    character = play.player_character(
+        session=session, campaign=campaign, user=actor, character_id=character_id
+    )
+    if kind == "builtin":
+        return character, set_builtin_blog(
+            session=session, character=character, now=now, actor=actor
+        )
+    if kind != "external":
+        raise UserError("choose the built-in blog or your own blog")
+    row = set_external_blog(
+        session=session,
+        character=character,
+        url=url or "",
+        fetcher=fetcher,
+        allow_private=allow_private,
+        now=now,
+        actor=actor,
+    )
+    # The fetch ran with no transaction open: the player is checked again before the
+    # change commits.
+    play.player_character(session=session, campaign=campaign, user=actor, character_id=character.id)
+    return character, row
 
 
 def normalize_address(url: str) -> str:

@@ -23,6 +23,7 @@ from sqlmodel import Session, select
 
 from pbp.errors import Conflict, UserError
 from pbp.models import AuditLog, AuthorAlias, Campaign, Character, Entry, Note, User
+from pbp.services.noteworthy import play
 
 KINDS = ("name", "uri", "email_hash")
 #: Identities that hold for later notes; a name never does.
@@ -139,6 +140,24 @@ def map_commenter(
             )
         )
     return _attach_waiting(session, campaign.id, character.id, kind, value)
+
+
+def declare_mine(
+    *,
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    uris: list[str],
+    character_id: int | None = None,
+    now: datetime,
+) -> tuple[Character, int]:
+    """Issue #16: a note on an external blog counts only through a verified identity; a
+    player says which profile addresses are theirs (see `declare`). Returns their character
+    and how many waiting notes now count for it."""
+    character = play.player_character(
+        session=session, campaign=campaign, user=actor, character_id=character_id
+    )
+    return character, declare(session=session, character=character, uris=uris, now=now, actor=actor)
 
 
 def declare(

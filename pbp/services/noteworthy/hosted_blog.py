@@ -1,7 +1,14 @@
 """The built-in blog: entries and notes written on pbp's own pages.
 
-They go through pbp.services.noteworthy.ingest exactly like external feed items, so the tally
-never knows where an entry came from.
+A player's actions are `write_entry`, `edit_entry`, `withdraw_entry` and `post_note`: each
+holds every check of its action (who may, what the rules allow now, how long a text may
+be), renders with no transaction open, checks again, stores and queues the mail it causes.
+The pages and the API call them and only translate inputs and outputs.
+
+The `store_*` functions below them are the storage step alone, with no play checks: what a
+feed reader does with an item already written (fixtures and the demo build games with
+them). Stored items go through pbp.services.noteworthy.ingest exactly like external feed
+items, so the tally never knows where an entry came from.
 """
 
 from __future__ import annotations
@@ -14,11 +21,13 @@ from sqlmodel import Session, select
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from adapters.sanitize import clean_html
 from pbp import limits
-from pbp.errors import Forbidden, UserError
+from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
-from pbp.models import Blog, Character, Entry, Note
+from pbp.models import Blog, Campaign, Character, Entry, Note, User
+from pbp.rules import noteworthy as nw
+from pbp.services import lookups
 from pbp.services.mail.outbox import MailSettings
-from pbp.services.noteworthy import play_mail
+from pbp.services.noteworthy import play, play_mail
 from pbp.services.noteworthy.ingest import (
     EntryIndex,
     ingest_parsed,
@@ -57,7 +66,208 @@ def _feed_entry(source_id: str, title: str, body_html: str, mood: str | None, no
     )
 
 
-def post_entry(
+# -- a player's actions ---------------------------------------------------------------------
+
+
+def entry_at(
+    *, session: Session, campaign: Campaign, character_slug: str, entry_id: int
+) -> tuple[Character, Entry]:
+    """The entry `entry_id` of the character `character_slug` (a page's address), or
+    NotFound."""
+    row = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id)
+    if row.author.slug != character_slug:
+        raise NotFound("there is no such entry")
+    return row.author, row.entry
+
+
+def _write_checks(
+    session: Session, actor: User | None, campaign: Campaign, mood: str, target_id: int | None
+) -> tuple[Character, str | None]:
+    """The writer's character and the challenge's target name, checked."""
+    character = play.player_character(session=session, campaign=campaign, user=actor)
+    builtin_blog(session=session, character=character)
+    turn = play.open_turn(session=session, campaign=campaign)
+    option = play.challenge_option(
+        session=session, campaign=campaign, character=character, turn=turn
+    )
+    target = play.chosen_target(option, mood, "" if target_id is None else str(target_id))
+    return character, target
+
+
+def write_entry(
+    *,
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    title: str,
+    mood: str,
+    body: str,
+    target_id: int | None = None,
+    now: datetime,
+    mail: MailSettings | None,
+) -> Entry:
+    """A player writes an entry on their character's built-in blog.
+
+    A "Challenging" mood needs `target_id`, one of the targets `play.challenge_option`
+    lists (Noteworthy: no challenges in the opening turns, one a turn, only by an active
+    PC); it becomes the entry's "Target:" line, which the rules read first. A challenge
+    made is mailed to its target."""
+    title, mood, body = title.strip(), mood.strip(), body.strip()
+    check_length(body, limits.ENTRY_BODY, "an entry")
+    _check_heading(title, mood)
+    _, target = _write_checks(session, actor, campaign, mood, target_id)
+    html = rendered(session=session, text=play.with_target(body, mood, target))
+    # The render ended the transaction: the checks that guard the write run again.
+    character, checked = _write_checks(session, actor, campaign, mood, target_id)
+    if checked != target:
+        raise Conflict("the character you challenge changed name while you wrote: send again")
+    return _store_entry_html(
+        session=session, character=character, title=title, html=html, mood=mood, now=now, mail=mail
+    )
+
+
+def own_entry(
+    *, session: Session, actor: User | None, campaign: Campaign, entry_id: int, refusal: str = ""
+) -> tuple[Character, Entry]:
+    """The actor's character and their entry `entry_id`; Forbidden for anyone else's."""
+    character = play.player_character(session=session, campaign=campaign, user=actor)
+    row = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id)
+    if row.entry.character_id != character.id:
+        raise Forbidden(refusal or "only the entry's author can edit it")
+    return character, row.entry
+
+
+def _edit_checks(
+    session: Session, actor: User | None, campaign: Campaign, entry_id: int, mood: str
+) -> tuple[Character, Entry]:
+    character, entry = own_entry(session=session, actor=actor, campaign=campaign, entry_id=entry_id)
+    if nw.is_challenging(mood) and entry.mood != nw.CHALLENGING:
+        # Editing to Challenging makes a challenge at the edit's time: the same checks.
+        turn = play.open_turn(session=session, campaign=campaign)
+        option = play.challenge_option(
+            session=session, campaign=campaign, character=character, turn=turn
+        )
+        if not option.allowed:
+            raise UserError(option.reason)
+    return character, entry
+
+
+def edit_entry(
+    *,
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    entry_id: int,
+    title: str,
+    mood: str,
+    body: str,
+    now: datetime,
+    mail: MailSettings | None,
+) -> str:
+    """A player edits their entry; the earlier version is kept (the rules read mood
+    changes). Returns "changed" or "same"."""
+    check_length(body, limits.ENTRY_BODY, "an entry")
+    check_length(title, limits.ENTRY_TITLE, "an entry's title")
+    _edit_checks(session, actor, campaign, entry_id, mood)
+    html = rendered(session=session, text=body)
+    character, entry = _edit_checks(session, actor, campaign, entry_id, mood)
+    return _store_edit_html(
+        session=session,
+        entry=entry,
+        editor=character,
+        title=title,
+        html=html,
+        mood=mood,
+        now=now,
+        mail=mail,
+    )
+
+
+def withdraw_entry(
+    *,
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    entry_id: int,
+    now: datetime,
+    mail: MailSettings | None,
+) -> str:
+    """Noteworthy: "You may withdraw your challenge before the end of a turn, but that
+    still counts as your challenge for that turn." Recorded as a mood revision; the body
+    is kept as stored (no render)."""
+    character, entry = own_entry(
+        session=session,
+        actor=actor,
+        campaign=campaign,
+        entry_id=entry_id,
+        refusal="only the challenger can withdraw a challenge",
+    )
+    if entry.mood != nw.CHALLENGING:
+        raise UserError("this entry is not a challenge")
+    latest = lookups.latest_revision(session=session, entry=entry)
+    return _store_edit_html(
+        session=session,
+        entry=entry,
+        editor=character,
+        title=entry.title,
+        html=clean_html(play.markdown_source(latest)),
+        mood=play.WITHDRAWN_MOOD,
+        now=now,
+        mail=mail,
+    )
+
+
+def _note_checks(
+    session: Session, actor: User | None, campaign: Campaign, entry_id: int, stance: str
+) -> tuple[Character, Entry]:
+    character = play.player_character(session=session, campaign=campaign, user=actor)
+    entry = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id).entry
+    turn = play.open_turn(session=session, campaign=campaign)
+    refusal = play.note_refusal(entry=entry, turn=turn)
+    if refusal:
+        raise UserError(refusal)
+    if stance != "none":
+        why = play.stance_refusal(
+            session=session, campaign=campaign, character=character, entry=entry, turn=turn
+        )
+        if why:
+            raise UserError(why)
+    return character, entry
+
+
+def post_note(
+    *,
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    entry_id: int,
+    body: str,
+    stance: str = "none",
+    fate: str | None = None,
+    now: datetime,
+    mail: MailSettings | None,
+) -> Note:
+    """A player leaves a note as their character, with a position if they may take one.
+
+    Noteworthy: notes are permitted only on the current turn's entries; the challenger,
+    the target and outsiders cannot support or oppose, except in the final, where the
+    outsiders vote with a note on the entry of a finalist and the finalists cannot
+    (play.note_refusal, play.stance_refusal). The entry's player is mailed."""
+    if stance not in STANCE_MARKERS:
+        raise UserError("a position is Support, Oppose or No position")
+    text = _note_text(body, stance, fate)
+    _note_checks(session, actor, campaign, entry_id, stance)
+    html = rendered(session=session, text=text)
+    character, entry = _note_checks(session, actor, campaign, entry_id, stance)
+    return _store_note_html(
+        session=session, entry=entry, author=character, html=html, fate=fate, now=now, mail=mail
+    )
+
+
+# -- storage, with no play checks ----------------------------------------------------------
+
+
+def store_entry(
     *,
     session: Session,
     character: Character,
@@ -67,14 +277,33 @@ def post_entry(
     now: datetime,
     mail: MailSettings | None = None,
 ) -> Entry:
-    """Post an entry; with `mail`, a challenge it makes is mailed to its target (the
-    pages and the API pass it; fixtures that only build a game leave it out)."""
+    """Store an entry as written, with no play checks (see the module's note); with
+    `mail`, a challenge it makes is mailed to its target."""
+    _check_heading(title, mood)
+    html = rendered(session=session, text=body_markdown)
+    return _store_entry_html(
+        session=session, character=character, title=title, html=html, mood=mood, now=now, mail=mail
+    )
+
+
+def _check_heading(title: str, mood: str | None) -> None:
     if not (title or "").strip():
         raise UserError("an entry needs a title")
     if not (mood or "").strip():
         raise UserError('every entry needs a "Current mood:" (Noteworthy)')
     check_length(title, limits.ENTRY_TITLE, "an entry's title")
-    html = rendered(session=session, text=body_markdown)
+
+
+def _store_entry_html(
+    *,
+    session: Session,
+    character: Character,
+    title: str,
+    html: str,
+    mood: str | None,
+    now: datetime,
+    mail: MailSettings | None,
+) -> Entry:
     blog = builtin_blog(session=session, character=character)
     source_id = f"urn:pbp:entry:{uuid.uuid4()}"
     parsed = ParsedFeed(
@@ -93,7 +322,7 @@ def post_entry(
     ).one()
 
 
-def edit_entry(
+def store_edit(
     *,
     session: Session,
     entry: Entry,
@@ -105,19 +334,43 @@ def edit_entry(
     mail: MailSettings | None = None,
     kept_html: str | None = None,
 ) -> str:
-    """Edit a built-in entry (kept as a revision); returns "changed" or "same". An edit
-    that makes the entry a challenge mails the target, as a new entry would.
+    """Store an edit of a built-in entry (kept as a revision), with no play checks; returns
+    "changed" or "same". An edit that makes the entry a challenge mails the target, as a
+    new entry would.
 
     `kept_html` keeps a stored body as it is instead of rendering `body_markdown`: a
     withdrawal changes only the mood, and its stored HTML need not pass the Markdown checks
     a typed text does."""
-    if entry.character_id != editor.id:
-        raise Forbidden("only the entry's author can edit it")
     check_length(title, limits.ENTRY_TITLE, "an entry's title")
     if kept_html is None:
         html = rendered(session=session, text=body_markdown)
     else:
         html = clean_html(kept_html)
+    return _store_edit_html(
+        session=session,
+        entry=entry,
+        editor=editor,
+        title=title,
+        html=html,
+        mood=mood,
+        now=now,
+        mail=mail,
+    )
+
+
+def _store_edit_html(
+    *,
+    session: Session,
+    entry: Entry,
+    editor: Character,
+    title: str,
+    html: str,
+    mood: str | None,
+    now: datetime,
+    mail: MailSettings | None,
+) -> str:
+    if entry.character_id != editor.id:
+        raise Forbidden("only the entry's author can edit it")
     blog = builtin_blog(session=session, character=editor)
     source_id = entry.source_id.removeprefix("guid:")
     item = _feed_entry(source_id, title, html, mood, now)
@@ -130,7 +383,7 @@ def edit_entry(
     return outcome
 
 
-def post_note(
+def store_note(
     *,
     session: Session,
     entry: Entry,
@@ -141,16 +394,37 @@ def post_note(
     fate: str | None = None,
     mail: MailSettings | None = None,
 ) -> Note:
-    """A note in the writer's character's persona. A stance picked on the form is written
-    as an explicit marker, so it reads the same way as a marker typed in a comment. With
-    `mail`, the entry's player is told (not when it is their own note)."""
+    """Store a note in the writer's character's persona, with no play checks (a note as a
+    feed brings it, whenever it arrives). A stance picked on the form is written as an
+    explicit marker, so it reads the same way as a marker typed in a comment. With `mail`,
+    the entry's player is told (not when it is their own note)."""
+    text = _note_text(body_markdown, stance, fate)
+    html = rendered(session=session, text=text)
+    return _store_note_html(
+        session=session, entry=entry, author=author, html=html, fate=fate, now=now, mail=mail
+    )
+
+
+def _note_text(body_markdown: str, stance: str | None, fate: str | None) -> str:
     marker = STANCE_MARKERS.get(stance or "none", "")
     text = f"{marker}\n\n{body_markdown}".strip() if marker else body_markdown
     if not text.strip():
         raise UserError("a note needs some text")
     check_length(body_markdown, limits.NOTE_BODY, "a note")
     check_length((fate or "").strip(), limits.FATE, "the fate you wish")
-    html = rendered(session=session, text=text)
+    return text
+
+
+def _store_note_html(
+    *,
+    session: Session,
+    entry: Entry,
+    author: Character,
+    html: str,
+    fate: str | None,
+    now: datetime,
+    mail: MailSettings | None,
+) -> Note:
     source_id = f"urn:pbp:note:{uuid.uuid4()}"
     item = FeedNote(
         source_id=source_id,

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from pbp import limits
-from pbp.errors import UserError
+from pbp.errors import Forbidden, UserError
 from pbp.limits import check_length
 from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
 from pbp.rules import noteworthy as nw
+from pbp.services import campaigns
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.rendering import rendered
 
@@ -37,6 +38,28 @@ def character_of(*, session: Session, campaign: Campaign, user: User | None) -> 
     return session.exec(
         select(Character).where(Character.campaign_id == campaign.id, Character.user_id == user.id)
     ).first()
+
+
+def player_character(
+    *, session: Session, campaign: Campaign, user: User | None, character_id: int | None = None
+) -> Character:
+    """The character `user` plays in `campaign`: the first check of every player's action
+    (Forbidden, saying why, for a visitor, a referee or a player with no character yet).
+
+    `character_id`, when a form names the character it changes, must be theirs: a form
+    loaded before logging in as someone else is refused rather than changing the wrong
+    character."""
+    if user is None:
+        raise Forbidden(f"only a player of {campaign.name} can do this: log in first")
+    member = campaigns.membership(session=session, campaign=campaign, user=user)
+    if member is None or member.role != "player":
+        raise Forbidden(f"only a player of {campaign.name} can do this, and you are not")
+    character = character_of(session=session, campaign=campaign, user=user)
+    if character is None:
+        raise Forbidden("you have no character in this campaign yet")
+    if character_id is not None and character_id != character.id:
+        raise Forbidden(f"this form changes another character, not {character.name}")
+    return character
 
 
 def open_turn(*, session: Session, campaign: Campaign) -> Turn | None:

@@ -96,7 +96,7 @@ def test_advance_waits_without_a_queued_event_and_says_so_once(db_session, game)
 
 def test_advance_stops_at_flags_for_the_referee(db_session, game):
     campaign, (ada, *_) = game
-    blog.post_entry(
+    blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram and Cleo",

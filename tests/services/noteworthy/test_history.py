@@ -36,13 +36,13 @@ class Game:
 
 
 def _entry(session, who, title, body, mood, at):
-    return blog.post_entry(
+    return blog.store_entry(
         session=session, character=who, title=title, body_markdown=body, mood=mood, now=at
     )
 
 
 def _note(session, entry, who, body, at, stance=None, fate=None):
-    return blog.post_note(
+    return blog.store_note(
         session=session,
         entry=entry,
         author=who,

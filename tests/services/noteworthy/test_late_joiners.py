@@ -223,7 +223,7 @@ def test_a_character_added_mid_turn_cannot_challenge(db_session, game):
     campaign, (ada, bram, cleo, dov) = game
     turns.post_event(session=db_session, campaign=campaign, text="Fog.", actor=None, now=T0)
     gwen = campaigns.add_character(session=db_session, campaign=campaign, name="Gwen")
-    duel = blog.post_entry(
+    duel = blog.store_entry(
         session=db_session,
         character=gwen,
         title="Bram must go",
@@ -231,7 +231,7 @@ def test_a_character_added_mid_turn_cannot_challenge(db_session, game):
         mood="Challenging",
         now=T0 + HOUR,
     )
-    blog.post_note(
+    blog.store_note(
         session=db_session, entry=duel, author=cleo, body_markdown="Support", now=T0 + 2 * HOUR
     )
     turns.close_turn(session=db_session, campaign=campaign, actor=None, now=T0 + 5 * HOUR)
@@ -254,7 +254,7 @@ def test_a_validity_ruling_lets_a_joiner_challenge(db_session, game):
     campaign, (ada, bram, cleo, dov) = game
     turn = turns.post_event(session=db_session, campaign=campaign, text="Fog.", actor=None, now=T0)
     gwen = campaigns.add_character(session=db_session, campaign=campaign, name="Gwen")
-    duel = blog.post_entry(
+    duel = blog.store_entry(
         session=db_session,
         character=gwen,
         title="Bram must go",
@@ -262,7 +262,7 @@ def test_a_validity_ruling_lets_a_joiner_challenge(db_session, game):
         mood="Challenging",
         now=T0 + HOUR,
     )
-    blog.post_note(
+    blog.store_note(
         session=db_session, entry=duel, author=cleo, body_markdown="Support", now=T0 + 2 * HOUR
     )
     turns.close_turn(session=db_session, campaign=campaign, actor=None, now=T0 + 5 * HOUR)

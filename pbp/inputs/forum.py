@@ -1,0 +1,68 @@
+"""The forum's writes: posts, threads, watching, sheets and card tables
+(pbp.services.forum, pbp.services.cards)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from pbp import limits
+from pbp.inputs import Body, Id, Text
+
+
+class PostIn(Body):
+    """A forum post in Markdown; each `/roll` line is rolled once, when it is posted."""
+
+    body: Text = Field(min_length=1, max_length=limits.POST_BODY)
+    kind: Literal["ic", "ooc"] = Field(default="ic", description="In or out of character.")
+    audience: Literal["all", "gm", "whisper"] = "all"
+    recipient_ids: list[Id] = Field(
+        default_factory=list, max_length=50, description="User ids a whisper goes to."
+    )
+    character_id: Id | None = Field(default=None, description="Post as this character.")
+    roll_visibility: Literal["public", "gm", "blind"] = "public"
+
+    names: ClassVar[dict[str, str]] = {"body": "a post"}
+    needed: ClassVar[dict[str, str]] = {"body": "write something to post"}
+
+
+class ThreadIn(Body):
+    title: Text = Field(min_length=1, max_length=200)
+    post: PostIn
+
+
+class PostEdit(Body):
+    body: Text = Field(
+        max_length=limits.POST_BODY, description="The new text (rolls never change)."
+    )
+
+    names: ClassVar[dict[str, str]] = {"body": "a post"}
+
+
+class WatchIn(Body):
+    on: bool = Field(description="Watch the thread (new posts are emailed to you), or stop.")
+
+
+class SheetIn(Body):
+    """A character sheet: the ruleset checks it (ONE: stats, skills, hit points lost)."""
+
+    data: dict[str, Any] = Field(description="The sheet, as the sheet page's JSON holds it.")
+
+
+class TableIn(Body):
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The ruleset's table settings, e.g. gm_sees_hands (Sex & Violence) or "
+        "conclusion_tie_break (One Can Have Her).",
+    )
+
+
+class MoveIn(Body):
+    action: Text = Field(min_length=1, max_length=40, description="The move, as the page names it.")
+    params: dict[str, Any] = Field(default_factory=dict, description="The move's choices.")
+    version: int | None = Field(
+        default=None,
+        ge=0,
+        description="The table's version you saw: a move on a table changed since is refused.",
+    )

@@ -1,0 +1,57 @@
+"""The mail a forum post causes: its thread's watchers and a whisper's recipients, each
+sent the post as they may see it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session, select
+
+from pbp import links
+from pbp.models import Campaign, Membership, User
+from pbp.models.forum import Post, Thread, Watch
+from pbp.services.forum.drafts import KINDS
+from pbp.services.forum.rolls import Viewer
+from pbp.services.forum.visibility import can_see_post, recipients_of, views_of
+from pbp.services.mail.outbox import Letter, MailSettings, queue, wants
+
+
+def notify(
+    session: Session,
+    campaign: Campaign,
+    thread: Thread,
+    post: Post,
+    mail: MailSettings,
+    now: datetime,
+) -> None:
+    """Email the thread's watchers and a whisper's recipients, each the post as they may
+    see it (`can_see_post`, `roll_view`), through the outbox in this transaction. A member
+    can turn forum mail off with the "forum" key of their notification preferences."""
+    recipient_ids = recipients_of(session, [post.id]).get(post.id, set())
+    watcher_ids = set(session.exec(select(Watch.user_id).where(Watch.thread_id == thread.id)))
+    wanted = (watcher_ids | recipient_ids) - {post.author_id}
+    if not wanted:
+        return
+    members = session.exec(
+        select(Membership, User)
+        .join(User, User.id == Membership.user_id)
+        .where(Membership.campaign_id == campaign.id, Membership.user_id.in_(wanted))
+    ).all()
+    for membership, user in members:
+        viewer = Viewer(user.id, membership.role)
+        if not wants(membership, "forum"):
+            continue
+        if not can_see_post(post, viewer, recipient_ids):
+            continue
+        (view,) = views_of(session, campaign, [post], viewer)
+        url = links.absolute(mail.base_url, links.post(campaign.slug, thread.id, post.id))
+        letter = Letter(
+            kind="forum_post",
+            template="forum_post",
+            dedupe_key=f"forum-post:{post.id}:{user.id}",
+            to=user,
+            campaign=campaign,
+            subject=f"{view.author} in {thread.title}",
+            context={"thread": thread, "view": view, "kind": KINDS[view.kind].lower(), "url": url},
+        )
+        queue(session=session, settings=mail, letter=letter, now=now)

@@ -1,0 +1,106 @@
+"""What a character's page and an entry's page show: the reads behind pbp.web.blog, with
+the rules' answers for the viewer (may they leave a note, take a position, vote in the
+final) decided here rather than in the view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session, select
+
+from pbp.models import Blog, Campaign, Challenge, Character, Entry, Note, Turn, User
+from pbp.rules import noteworthy as nw
+from pbp.services import campaigns
+from pbp.services.noteworthy import hosted_blog, play, turns
+from pbp.services.noteworthy import outgoing_feeds as feeds
+from pbp.services.noteworthy import tally as tally_service
+
+
+@dataclass(frozen=True)
+class EntryPage:
+    author: Character
+    entry: Entry
+    notes: list[Note]
+    names: dict[int, Character]
+    mine: Character | None
+    challenge: Any  # the tally's reading of this challenge, in its open turn
+    note_refusal: str | None
+    position_refusal: str | None
+    final_vote: bool
+
+
+def entry_page(
+    *, session: Session, campaign: Campaign, character_slug: str, entry_id: int, user: User | None
+) -> EntryPage:
+    author, entry = hosted_blog.entry_at(
+        session=session, campaign=campaign, character_slug=character_slug, entry_id=entry_id
+    )
+    notes = session.exec(
+        select(Note).where(Note.entry_id == entry.id).order_by(Note.published_at, Note.id)
+    ).all()
+    names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
+    turn = play.open_turn(session=session, campaign=campaign)
+    mine = play.character_of(session=session, campaign=campaign, user=user)
+    result = None
+    if turn is not None and entry.turn_id == turn.id and entry.mood == nw.CHALLENGING:
+        tally = tally_service.tally(session=session, campaign=campaign, turn=turn)
+        result = tally.challenge_for(entry.id)
+    refusal = play.note_refusal(entry=entry, turn=turn)
+    final = play.finalists(session=session, campaign=campaign, turn=turn)
+    position = play.position_refusal(
+        character=mine, entry=entry, target_id=result.target_id if result else None, final=final
+    )
+    return EntryPage(
+        author=author,
+        entry=entry,
+        notes=list(notes),
+        names=names,
+        mine=mine,
+        challenge=result,
+        note_refusal=refusal,
+        position_refusal=position,
+        final_vote=refusal is None and entry.character_id in final,
+    )
+
+
+@dataclass(frozen=True)
+class CharacterPage:
+    character: Character
+    entries: list[Any]  # (id, title, mood_raw, published_at): titles only
+    made: list[Challenge]
+    received: list[Challenge]
+    names: dict[int, Character]
+    blog: Blog
+    current: list[Any]  # this turn's live challenges made or received
+    turn: Turn | None
+
+
+def character_page(*, session: Session, campaign: Campaign, character_slug: str) -> CharacterPage:
+    who = feeds.character_by_slug(session=session, campaign=campaign, slug=character_slug)
+    # The list shows titles only: no bodies read for up to 100 entries.
+    entries = session.exec(
+        select(Entry.id, Entry.title, Entry.mood_raw, Entry.published_at)
+        .where(Entry.character_id == who.id)
+        .order_by(Entry.published_at.desc(), Entry.id.desc())
+        .limit(100)
+    ).all()
+    made = session.exec(select(Challenge).where(Challenge.challenger_id == who.id)).all()
+    received = session.exec(select(Challenge).where(Challenge.target_id == who.id)).all()
+    names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
+    turn = turns.latest_turn(session=session, campaign=campaign)
+    current = [
+        c
+        for c in tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
+        if who.id in (c.challenger_id, c.target_id) and c.challenger_id in names
+    ]
+    return CharacterPage(
+        character=who,
+        entries=list(entries),
+        made=list(made),
+        received=list(received),
+        names=names,
+        blog=hosted_blog.blog_of(session=session, character=who),
+        current=current,
+        turn=turn,
+    )
