@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp import rules
-from pbp.errors import Conflict, NotFound, UserError
+from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import Blog, Campaign, Character, Membership, User
 
 RULESETS = tuple(rules.RULESETS)
@@ -133,6 +133,17 @@ def membership(*, session: Session, campaign: Campaign, user: User) -> Membershi
             Membership.campaign_id == campaign.id, Membership.user_id == user.id
         )
     ).first()
+
+
+def require_referee(
+    *, session: Session, campaign: Campaign, user: User | None, doing: str = "do this"
+) -> Membership:
+    """The referee's membership, or Forbidden: every referee action checks it itself, so a
+    caller (page, API, script) that forgot cannot act in someone else's game."""
+    member = membership(session=session, campaign=campaign, user=user) if user else None
+    if member is None or member.role != "referee":
+        raise Forbidden(f"only the referee of {campaign.name} can {doing}")
+    return member
 
 
 def get_campaign(*, session: Session, slug: str) -> Campaign:

@@ -18,6 +18,7 @@ from pbp.models import AuditLog, Blog, Campaign, Character, Membership, User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import turns
 
 MAX_ALIASES = 20
 MAX_NAME = 120
@@ -33,6 +34,33 @@ def character_in(*, session: Session, campaign: Campaign, character_id: int) -> 
     character = session.get(Character, character_id)
     if character is None or character.campaign_id != campaign.id:
         raise NotFound(f"there is no such character in {campaign.name}")
+    return character
+
+
+def add_character(
+    *,
+    session: Session,
+    campaign: Campaign,
+    actor: User | None,
+    name: str,
+    feed_url: str | None,
+    aliases: list[str],
+    allow_private: bool,
+) -> Character:
+    """Add a character to the roster, blogging on pbp or, with `feed_url`, on a blog of its
+    own. The feed address is checked as every fetch is (http(s) only, no private network),
+    with no transaction open while its host resolves."""
+    _require_referee(session, campaign, actor)
+    checked = blogs.checked_feed_address(session=session, url=feed_url, allow_private=allow_private)
+    character = campaigns.add_character(
+        session=session,
+        campaign=campaign,
+        name=name,
+        feed_url=checked,
+        aliases=[a.strip() for a in aliases if a and a.strip()],
+    )
+    turns.audit(session, campaign, actor, "add_character", name=character.name)
+    session.flush()
     return character
 
 

@@ -6,42 +6,26 @@ idempotent in the services, so a double click or a retried request changes nothi
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
-from sqlmodel import select
 
-from pbp import limits
 from pbp.db import get_session
 from pbp.errors import UserError
-from pbp.limits import check_length
-from pbp.models import Blog, Character, utcnow
-from pbp.rules import noteworthy as nw
+from pbp.models import utcnow
 from pbp.services import audit_log as audit_words
-from pbp.services import campaigns, invites
+from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
 from pbp.services.forum import scenes as forum
 from pbp.services.mail import send as mail_send
-from pbp.services.mail.outbox import (
-    MailSettings,
-    event_batch_key,
-    outbox_counts,
-    outbox_messages,
-    queue_final_notice,
-    queue_reminder,
-    queue_turn_results,
-)
-from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import cadence, commenters, dashboard, turns
+from pbp.services.mail.outbox import MailSettings, outbox_counts, outbox_messages
+from pbp.services.noteworthy import cadence, dashboard, referee, turns
 from pbp.web.access import current_account, login_required, require_referee
 
 bp = Blueprint("referee", __name__, url_prefix="/c/<slug>/referee")
 
 # (kind, what it decides in words) for the ruling form's choices.
-RULING_KINDS = [
-    (k.value, audit_words.RULING_WORDS.get(k.value, k.value.replace("_", " ")))
-    for k in nw.RulingKind
-]
+RULING_KINDS = referee.RULING_KINDS
 
 
 # The dashboards show open invitation links: no Referer or cache may carry them away.
@@ -94,7 +78,6 @@ def board(slug: str):
         view=view,
         ruling_kinds=RULING_KINDS,
         time_zones=cadence.time_zones(),
-        nw=nw,
         invites=_invite_links(session, campaign),
     ), TOKEN_PAGE_HEADERS
 
@@ -129,32 +112,25 @@ def _forum_board(session, campaign):
     ), TOKEN_PAGE_HEADERS
 
 
+def _sender():
+    return mail_send.sender_for_app(current_app)
+
+
 @bp.post("/event")
 @login_required
 def post_event(slug: str):
     session, campaign = _campaign(slug)
-    tailored = _tailored(session, campaign)
-    hours = _int("deadline_hours", required=False)
-    moment = now()
-    deadline = moment + timedelta(hours=hours) if hours else None
-    if deadline is None:
-        deadline = cadence.deadline_after(
-            moment, campaign.settings.get("cadence", {}), campaign.time_zone
-        )
-    turn = turns.post_event(
+    turn = referee.open_turn(
         session=session,
         campaign=campaign,
-        text=request.form.get("text", ""),
         actor=current_account(),
-        now=moment,
-        tailored=tailored,
-        deadline=deadline,
+        now=now(),
+        text=request.form.get("text", ""),
+        tailored=_tailored(session, campaign),
+        deadline_hours=_int("deadline_hours", required=False),
         expected_number=_int("expected_number"),
         mail=_mail(),
-    )
-    # Every player's mail leaves in one batch right after the commit (simultaneous).
-    mail_send.sender_for_app(current_app).send_after_commit(
-        session=session, batch_key=event_batch_key(turn)
+        sender=_sender(),
     )
     session.commit()
     return _back(slug, f"Turn {turn.number} is open; every player's notification is queued.")
@@ -175,23 +151,22 @@ def _tailored(session, campaign) -> list[turns.Tailored]:
 def queue_event(slug: str):
     """The next turn's event, kept until the scheduler opens the turn at the deadline."""
     session, campaign = _campaign(slug)
-    text = (request.form.get("text") or "").strip()
-    tailored = [t.__dict__ for t in _tailored(session, campaign)]
-    settings = {k: v for k, v in campaign.settings.items() if k != "queued_event"}
-    if text or tailored:
-        settings["queued_event"] = {"text": text, "tailored": tailored}
-    campaign.settings = settings
-    session.add(campaign)
-    turns.audit(session, campaign, current_account(), "queue_event", queued=bool(text))
+    queued = referee.queue_event(
+        session=session,
+        campaign=campaign,
+        actor=current_account(),
+        text=request.form.get("text") or "",
+        tailored=_tailored(session, campaign),
+    )
     session.commit()
-    return _back(slug, "Next event queued." if text else "Queued event cleared.")
+    return _back(slug, "Next event queued." if queued.text else "Queued event cleared.")
 
 
 @bp.post("/close")
 @login_required
 def close(slug: str):
     session, campaign = _campaign(slug)
-    turn = turns.close_turn(session=session, campaign=campaign, actor=current_account(), now=now())
+    turn = referee.close(session=session, campaign=campaign, actor=current_account(), now=now())
     session.commit()
     return _back(slug, f"Turn {turn.number} is closed: notes no longer count.")
 
@@ -200,7 +175,7 @@ def close(slug: str):
 @login_required
 def reopen(slug: str):
     session, campaign = _campaign(slug)
-    turn = turns.reopen_turn(session=session, campaign=campaign, actor=current_account(), now=now())
+    turn = referee.reopen(session=session, campaign=campaign, actor=current_account(), now=now())
     session.commit()
     return _back(slug, f"Turn {turn.number} is open again: notes count until it closes.")
 
@@ -209,19 +184,15 @@ def reopen(slug: str):
 @login_required
 def rule(slug: str):
     session, campaign = _campaign(slug)
-    turn = turns.latest_turn(session=session, campaign=campaign)
-    if turn is None:
-        raise UserError("there is no turn to rule on yet")
-    turns.add_ruling(
+    referee.rule(
         session=session,
         campaign=campaign,
-        turn=turn,
+        actor=current_account(),
+        now=now(),
         kind=request.form.get("kind", ""),
         subject_id=_int("subject_id", required=False),
         value=_ruling_value(request.form.get("value", "")),
         reason=request.form.get("reason", ""),
-        actor=current_account(),
-        now=now(),
         mail=_mail(),
     )
     session.commit()
@@ -241,21 +212,18 @@ def _ruling_value(raw: str):
 def resolve(slug: str):
     session, campaign = _campaign(slug)
     consequences = {
-        int(key.removeprefix("consequence_")): value.strip()
+        int(key.removeprefix("consequence_")): value
         for key, value in request.form.items()
-        if key.startswith("consequence_")
-        and key.removeprefix("consequence_").isdigit()
-        and value.strip()
+        if key.startswith("consequence_") and key.removeprefix("consequence_").isdigit()
     }
-    turn, result = turns.resolve_turn(
+    turn, _result = referee.resolve(
         session=session,
         campaign=campaign,
         actor=current_account(),
         now=now(),
         consequences=consequences,
+        mail=_mail(),
     )
-    summary = "\n".join([*result.explanation, *consequences.values()])
-    queue_turn_results(session=session, settings=_mail(), turn=turn, summary=summary, now=now())
     session.commit()
     return _back(slug, f"Turn {turn.number} is resolved.")
 
@@ -264,14 +232,14 @@ def resolve(slug: str):
 @login_required
 def final_notice(slug: str):
     session, campaign = _campaign(slug)
-    text = (request.form.get("text") or "").strip()
-    if not text:
-        raise UserError("the final notice needs some text")
-    check_length(text, limits.FINAL_NOTICE, "the final notice")
-    campaign.settings = {**campaign.settings, "final_notice": text}
-    session.add(campaign)
-    turns.audit(session, campaign, current_account(), "final_notice")
-    queue_final_notice(session=session, settings=_mail(), campaign=campaign, text=text, now=now())
+    referee.publish_final_notice(
+        session=session,
+        campaign=campaign,
+        actor=current_account(),
+        now=now(),
+        text=request.form.get("text") or "",
+        mail=_mail(),
+    )
     session.commit()
     return _back(slug, "The final notice is published and mailed.")
 
@@ -280,20 +248,15 @@ def final_notice(slug: str):
 @login_required
 def add_character(slug: str):
     session, campaign = _campaign(slug)
-    aliases = [a.strip() for a in request.form.get("aliases", "").split(",") if a.strip()]
-    feed_url = blogs.checked_feed_address(
-        session=session,
-        url=request.form.get("feed_url"),
-        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
-    )
-    character = campaigns.add_character(
+    character = roster.add_character(
         session=session,
         campaign=campaign,
+        actor=current_account(),
         name=request.form.get("name", ""),
-        feed_url=feed_url,
-        aliases=aliases,
+        feed_url=request.form.get("feed_url"),
+        aliases=request.form.get("aliases", "").split(","),
+        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
     )
-    turns.audit(session, campaign, current_account(), "add_character", name=character.name)
     session.commit()
     return _back(slug, f"{character.name} joins the roster.", "#roster")
 
@@ -302,18 +265,14 @@ def add_character(slug: str):
 @login_required
 def map_commenter(slug: str):
     session, campaign = _campaign(slug)
-    character_id = _int("character_id")
-    character = session.get(Character, character_id)
-    if character is None or character.campaign_id != campaign.id:
-        raise UserError("choose a character of this campaign")
-    mapped = commenters.map_commenter(
+    mapped = referee.map_commenter(
         session=session,
         campaign=campaign,
-        character=character,
+        actor=current_account(),
+        character_id=_int("character_id"),
         kind=request.form.get("kind", "name"),
         value=request.form.get("value", ""),
     )
-    turns.audit(session, campaign, current_account(), "map_commenter", character=character_id)
     session.commit()
     return _back(slug, f"Mapped; {mapped} waiting note(s) now count.", "#commenters")
 
@@ -323,13 +282,9 @@ def map_commenter(slug: str):
 def poll_now(slug: str, blog_id: int):
     """Ask the scheduler to poll this feed on its next pass (within a minute)."""
     session, campaign = _campaign(slug)
-    blog = session.exec(
-        select(Blog).join(Character).where(Blog.id == blog_id, Character.campaign_id == campaign.id)
-    ).first()
-    if blog is None or blog.kind != "external":
-        raise UserError("that is not an external blog of this campaign")
-    blog.next_poll_at = now()
-    session.add(blog)
+    referee.poll_soon(
+        session=session, campaign=campaign, actor=current_account(), now=now(), blog_id=blog_id
+    )
     session.commit()
     return _back(slug, "The feed will be polled within a minute.", "#roster")
 
@@ -338,42 +293,25 @@ def poll_now(slug: str, blog_id: int):
 @login_required
 def settings(slug: str):
     session, campaign = _campaign(slug)
-    opening = _int("opening_turns")
-    interval = _int("fair_interval_hours", required=False)
     moods = {}
     for line in request.form.get("custom_moods", "").splitlines():
         if "=" in line:
             mood, action = (part.strip() for part in line.split("=", 1))
-            if mood and action:
-                moods[mood] = action
-    time_zone = (request.form.get("time_zone") or campaign.time_zone).strip()
-    turn_cadence = cadence.validate(
-        {
+            moods[mood] = action
+    referee.save_settings(
+        session=session,
+        campaign=campaign,
+        actor=current_account(),
+        opening_turns=_int("opening_turns"),
+        fair_interval_hours=_int("fair_interval_hours", required=False),
+        custom_moods=moods,
+        time_zone=request.form.get("time_zone"),
+        turn_cadence={
             "kind": request.form.get("cadence", "manual"),
             "at": request.form.get("cadence_at", ""),
             "hours": request.form.get("cadence_hours") or 0,
         },
-        time_zone,
     )
-    merged = {
-        **campaign.settings,
-        "opening_turns": opening,
-        "fair_interval_hours": interval,
-        "custom_moods": moods,
-        "cadence": turn_cadence,
-    }
-    campaign.time_zone = time_zone
-    try:
-        nw.Settings(
-            opening_turns=opening,
-            actions=moods,
-            fair_interval=timedelta(hours=interval) if interval else None,
-        )
-    except nw.RulesError as exc:
-        raise UserError(str(exc)) from exc
-    campaign.settings = merged
-    session.add(campaign)
-    turns.audit(session, campaign, current_account(), "settings", **merged)
     session.commit()
     return _back(slug, "Settings saved.", "#settings")
 
@@ -381,26 +319,16 @@ def settings(slug: str):
 @bp.post("/remind")
 @login_required
 def remind(slug: str):
-    """One click: a reminder to every player who has not posted an entry this turn
-    (Noteworthy: "In a turn, you post at least one in-character entry")."""
+    """One click: a reminder to every player who has not posted an entry this turn."""
     session, campaign = _campaign(slug)
-    view = dashboard.dashboard(session=session, campaign=campaign)
-    moment = now()
-    sent = 0
-    for row in view.roster:
-        if row.character in view.missing_posters and row.player is not None:
-            queue_reminder(
-                session=session,
-                settings=_mail(),
-                campaign=campaign,
-                turn=view.turn,
-                character=row.character,
-                player=row.player,
-                now=moment,
-            )
-            sent += 1
-    turns.audit(session, campaign, current_account(), "remind", count=sent)
-    mail_send.sender_for_app(current_app).send_after_commit(session=session)
+    sent = referee.remind(
+        session=session,
+        campaign=campaign,
+        actor=current_account(),
+        now=now(),
+        mail=_mail(),
+        sender=_sender(),
+    )
     session.commit()
     return _back(slug, f"Reminder queued for {sent} player(s).")
 
