@@ -8,14 +8,14 @@ from pbp.api import schemas as s
 from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
-from pbp.errors import NotFound, UserError
+from pbp.errors import UserError
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
+from pbp.services import roster as roster_service
 from pbp.services.lookups import Page
 from pbp.services.mail import outbox as mail
 from pbp.services.mail.outbox import MailSettings
-from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import commenters, dashboard, polling, turns
+from pbp.services.noteworthy import commenters, dashboard, history, polling, referee
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.web.access import current_membership, my_character, require_member, require_referee
@@ -129,19 +129,15 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    feed_url = blogs.checked_feed_address(
-        session=call.session,
-        url=call.body.feed_url,
-        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
-    )
-    character = campaigns.add_character(
+    character = roster_service.add_character(
         session=call.session,
         campaign=campaign,
+        actor=call.user,
         name=call.body.name,
-        feed_url=feed_url,
-        aliases=[a.strip() for a in call.body.aliases if a.strip()],
+        feed_url=call.body.feed_url,
+        aliases=call.body.aliases,
+        allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
     )
-    turns.audit(call.session, campaign, call.user, "add_character", name=character.name)
     return character_out(character, blog.blog_of(session=call.session, character=character))
 
 
@@ -188,21 +184,14 @@ def map_commenter(call: Call, slug: str) -> s.CommenterOut:
     """Say which character a commenter on an external blog is; their waiting notes count."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    body = call.body
-    try:
-        character = api_reads.character_by_id(
-            session=call.session, campaign=campaign, character_id=body.character_id
-        )
-    except NotFound as exc:
-        raise UserError("choose a character of this campaign") from exc
-    mapped = commenters.map_commenter(
+    mapped = referee.map_commenter(
         session=call.session,
         campaign=campaign,
-        character=character,
-        kind=body.kind,
-        value=body.value,
+        actor=call.user,
+        character_id=call.body.character_id,
+        kind=call.body.kind,
+        value=call.body.value,
     )
-    turns.audit(call.session, campaign, call.user, "map_commenter", character=body.character_id)
     return s.CommenterOut(mapped_notes=mapped)
 
 
@@ -291,3 +280,49 @@ def put_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
         session=call.session, membership=require_member(campaign), chosen=chosen
     )
     return s.MailPreferences(**saved)
+
+
+@operation(
+    "GET", "/campaigns/<slug>/history", tag="campaigns", access="member", response=s.HistoryOut
+)
+def get_history(call: Call, slug: str) -> s.HistoryOut:
+    """Standings and every turn's challenges and outcomes, as the history page shows them.
+
+    For the campaign's members, as the page is.
+    """
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    require_member(campaign)
+    story = history.campaign_history(session=call.session, campaign=campaign)
+    return s.HistoryOut(
+        characters=[
+            s.HistoryCharacterOut(
+                id=t.person.id,
+                name=t.person.name,
+                slug=t.person.slug,
+                status=t.person.status,
+                made=t.made,
+                received=t.received,
+                won=t.won,
+                lost=t.lost,
+                outsider_from=t.outsider_from,
+            )
+            for t in story.totals
+        ],
+        turns=[
+            s.HistoryTurnOut(
+                number=line.number,
+                status=line.status,
+                opened_at=line.opened_at,
+                resolved_at=line.resolved_at,
+                standings=[
+                    s.HistoryStandingOut(character_id=cid, **vars(standing))
+                    for cid, standing in line.standings.items()
+                ],
+                bouts=[s.BoutOut(**vars(bout)) for bout in line.bouts],
+                eliminated=list(line.eliminated),
+                winner_id=line.winner_id,
+                explanation=list(line.explanation),
+            )
+            for line in story.turns
+        ],
+    )

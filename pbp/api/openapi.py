@@ -23,6 +23,7 @@ TAG_TEXT = {
     "characters": "The roster: characters, their blogs and the referee's view of them.",
     "turns": "Turns and the referee's events; the referee opens, closes and resolves them.",
     "tallies": "Noteworthy tallies, challenges and the referee's rulings.",
+    "referee": "The referee's desk: settings, queued event, final notice, reminders, mail, audit.",
     "entries": "Entries on the characters' blogs, and a player's built-in blog.",
     "notes": "Notes (comments) on entries.",
     "forum": "Forum campaigns: threads, posts and their dice rolls.",

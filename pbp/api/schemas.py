@@ -569,6 +569,177 @@ class ForumStateOut(Out):
     seed: str | None = Field(description="The seed, revealed at the end: every roll checks.")
 
 
+# -- the referee's desk: settings, queued event, final notice, reminders, outbox, audit ------
+
+
+class CadenceIO(Body):
+    kind: Literal["manual", "daily", "hours"] = Field(
+        default="manual", description="When turns close: by hand, daily at a time, every N hours."
+    )
+    at: Text | None = Field(
+        default=None, max_length=5, description='For "daily": the time of day, like 20:00.'
+    )
+    hours: int | None = Field(
+        default=None, ge=1, le=24 * 14, description='For "hours": how long a turn lasts.'
+    )
+
+
+class SettingsIO(Body):
+    """The campaign's rules settings and turn cadence (the dashboard's settings form)."""
+
+    opening_turns: int = Field(ge=0, le=1000, description="Turns before challenges are allowed.")
+    fair_interval_hours: int | None = Field(
+        default=None,
+        ge=1,
+        le=24 * 366,
+        description="How long before a turn's end an entry counts as fair; null for none.",
+    )
+    custom_moods: dict[
+        Annotated[Text, Field(max_length=60)], Annotated[Text, Field(max_length=60)]
+    ] = Field(
+        default_factory=dict,
+        max_length=50,
+        description="The campaign's own moods, each mapped to the action it stands for.",
+    )
+    time_zone: Text = Field(min_length=1, max_length=64, description="An IANA zone name.")
+    cadence: CadenceIO = Field(default_factory=CadenceIO)
+
+
+class QueuedEventIO(Body):
+    """The next turn's event, opened by the scheduler at the deadline; empty clears it."""
+
+    text: Text = Field(default="", max_length=limits.EVENT_TEXT)
+    tailored: list[TailoredIn] = Field(default_factory=list, max_length=100)
+
+
+class FinalNoticeIn(Body):
+    text: Text = Field(min_length=1, max_length=limits.FINAL_NOTICE)
+
+
+class FinalNoticeOut(Out):
+    text: str = Field(description="The notice as shown on the campaign and mailed.")
+
+
+class RemindersOut(Out):
+    queued: int = Field(description="Players reminded (those with no entry this turn).")
+
+
+class PollAllOut(Out):
+    due: int = Field(description="External blogs the scheduler polls on its next pass.")
+
+
+class OutboxQuery(SQLModel):
+    status: Literal["queued", "sending", "sent", "failed"] | None = Field(
+        default=None, description="Only messages in this state."
+    )
+
+
+class OutboxMessageOut(Out):
+    id: int
+    kind: str
+    recipient: str
+    subject: str
+    status: str
+    attempts: int
+    last_error: str | None
+    created_at: datetime
+    sent_at: datetime | None
+
+
+class OutboxOut(Out):
+    counts: dict[str, int] = Field(description="Messages per state.")
+    messages: list[OutboxMessageOut] = Field(description="The newest 100, newest first.")
+
+
+class AuditLineOut(Out):
+    at: datetime
+    who: str
+    sentence: str
+
+
+class AuditOut(Out):
+    lines: list[AuditLineOut] = Field(description="The newest 500, newest first.")
+
+
+class UnmappedOut(Out):
+    name: str = Field(description="The name the commenter signs with.")
+    uri: str | None = Field(description="Their profile address, if the feed gives one.")
+    notes: int = Field(description="Their notes waiting to count.")
+    claims: str | None = Field(
+        description="The character whose name they sign with, if any (unverified)."
+    )
+
+
+class UnmappedListOut(Out):
+    commenters: list[UnmappedOut]
+
+
+class HistoryCharacterOut(Out):
+    id: int
+    name: str
+    slug: str
+    status: str
+    made: int
+    received: int
+    won: int
+    lost: int
+    outsider_from: int | None = Field(description="The turn that made them an outsider.")
+
+
+class BoutOut(Out):
+    entry_id: int
+    challenger_id: int
+    target_id: int | None
+    outcome: str | None
+    consequence: str | None
+    supporters: int
+    opposers: int
+
+
+class HistoryStandingOut(Out):
+    character_id: int
+    status: str | None = Field(description="At the turn's start; null: not in the game yet.")
+    status_after: str | None = Field(description="After it; null until it is resolved.")
+    made: int
+    received: int
+    won: int
+    lost: int
+
+
+class HistoryTurnOut(Out):
+    number: int
+    status: str
+    opened_at: datetime
+    resolved_at: datetime | None
+    standings: list[HistoryStandingOut]
+    bouts: list[BoutOut]
+    eliminated: list[int]
+    winner_id: int | None
+    explanation: list[str]
+
+
+class HistoryOut(Out):
+    """Standings and every turn, as the history page shows them."""
+
+    characters: list[HistoryCharacterOut] = Field(
+        description="Winner, active, then outsiders (the latest to fall first)."
+    )
+    turns: list[HistoryTurnOut]
+
+
+class InviteIn(Body):
+    email: Text | None = Field(
+        default=None, max_length=320, description="Whom to mail the link (else a link only)."
+    )
+    role: Literal["player", "referee"] = "player"
+    character: Text | None = Field(
+        default=None,
+        max_length=80,
+        description="The slug of a character waiting for its player, to come with it.",
+    )
+    days: int = Field(default=14, ge=1, le=90, description="How long the link works.")
+
+
 # -- getting people in: invitations and the referee's roster changes -------------------------
 
 

@@ -7,20 +7,17 @@ an Idempotency-Key.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from flask import current_app
 
 from pbp.api import schemas as s
 from pbp.api.convert import challenge_out, ruling_out, tally_out, turn_out
 from pbp.api.registry import Call, operation
-from pbp.errors import Conflict
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.lookups import Page
 from pbp.services.mail import send as mail_send
-from pbp.services.mail.outbox import MailSettings, event_batch_key, queue_turn_results
-from pbp.services.noteworthy import cadence, play, turns
+from pbp.services.mail.outbox import MailSettings
+from pbp.services.noteworthy import play, referee, turns
 from pbp.services.noteworthy import tally as tally_service
 from pbp.web.access import current_membership, require_referee
 
@@ -39,15 +36,6 @@ def _readable(call: Call, campaign) -> set[int] | None:
         return None
     mine = play.character_of(session=call.session, campaign=campaign, user=call.user)
     return {mine.id} if mine else set()
-
-
-def _latest(call: Call, campaign, number: int):
-    """The referee acts on the current turn only; naming another is refused, not redirected."""
-    current = turns.latest_turn(session=call.session, campaign=campaign)
-    if current is None or current.number != number:
-        api_reads.get_turn(session=call.session, campaign=campaign, number=number)  # 404 first
-        raise Conflict(f"turn {number} is not the current turn (turn {current.number} is)")
-    return current
 
 
 @operation(
@@ -96,27 +84,24 @@ def post_event(call: Call, slug: str) -> s.TurnOut:
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
     body = call.body
-    deadline = call.now + timedelta(hours=body.deadline_hours) if body.deadline_hours else None
-    if deadline is None:
-        deadline = cadence.deadline_after(
-            call.now, campaign.settings.get("cadence", {}), campaign.time_zone
-        )
-    turn = turns.post_event(
+    turn = referee.open_turn(
         session=call.session,
         campaign=campaign,
-        text=body.text,
         actor=call.user,
         now=call.now,
-        tailored=[turns.Tailored(t.character_id, t.mode, t.text) for t in body.tailored],
-        deadline=deadline,
+        text=body.text,
+        tailored=_tailored(body.tailored),
+        deadline_hours=body.deadline_hours,
         expected_number=body.expected_number,
         mail=_mail(),
-    )
-    mail_send.sender_for_app(current_app).send_after_commit(
-        session=call.session, batch_key=event_batch_key(turn)
+        sender=mail_send.sender_for_app(current_app),
     )
     events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
     return turn_out(turn, events, None)
+
+
+def _tailored(items) -> list[turns.Tailored]:
+    return [turns.Tailored(t.character_id, t.mode, t.text) for t in items]
 
 
 @operation("POST", TURN + "/close", tag="turns", access="referee", response=s.TurnOut)
@@ -124,8 +109,9 @@ def close_turn(call: Call, slug: str, number: int) -> s.TurnOut:
     """Close the current turn: notes stop counting and the tally is frozen."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    _latest(call, campaign, number)
-    turn = turns.close_turn(session=call.session, campaign=campaign, actor=call.user, now=call.now)
+    turn = referee.close(
+        session=call.session, campaign=campaign, actor=call.user, now=call.now, number=number
+    )
     events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
     return turn_out(turn, events, None)
 
@@ -135,8 +121,9 @@ def reopen_turn(call: Call, slug: str, number: int) -> s.TurnOut:
     """Open a closed, unresolved turn again: notes count again until it closes."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    _latest(call, campaign, number)
-    turn = turns.reopen_turn(session=call.session, campaign=campaign, actor=call.user, now=call.now)
+    turn = referee.reopen(
+        session=call.session, campaign=campaign, actor=call.user, now=call.now, number=number
+    )
     events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
     return turn_out(turn, events, None)
 
@@ -156,18 +143,14 @@ def resolve_turn(call: Call, slug: str, number: int) -> s.TallyOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    _latest(call, campaign, number)
-    consequences = {c.entry_id: c.text.strip() for c in call.body.consequences if c.text.strip()}
-    turn, result = turns.resolve_turn(
+    turn, _result = referee.resolve(
         session=call.session,
         campaign=campaign,
         actor=call.user,
         now=call.now,
-        consequences=consequences,
-    )
-    summary = "\n".join([*result.explanation, *consequences.values()])
-    queue_turn_results(
-        session=call.session, settings=_mail(), turn=turn, summary=summary, now=call.now
+        consequences={c.entry_id: c.text for c in call.body.consequences},
+        number=number,
+        mail=_mail(),
     )
     record = tally_service.turn_record(session=call.session, campaign=campaign, turn=turn)
     return tally_out(record, _consequences(call, turn))
@@ -234,19 +217,17 @@ def add_ruling(call: Call, slug: str, number: int) -> s.RulingOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     require_referee(campaign)
-    turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
     body = call.body
-    value = (body.value.strip() or None) if isinstance(body.value, str) else body.value
-    ruling = turns.add_ruling(
+    ruling = referee.rule(
         session=call.session,
         campaign=campaign,
-        turn=turn,
-        kind=body.kind,
-        subject_id=body.subject_id,
-        value=value,
-        reason=body.reason,
         actor=call.user,
         now=call.now,
+        kind=body.kind,
+        subject_id=body.subject_id,
+        value=body.value,
+        reason=body.reason,
+        number=number,
         mail=_mail(),
     )
     return ruling_out(ruling)

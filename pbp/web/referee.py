@@ -13,12 +13,11 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from pbp.db import get_session
 from pbp.errors import UserError
 from pbp.models import utcnow
-from pbp.services import audit_log as audit_words
 from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
 from pbp.services.forum import scenes as forum
 from pbp.services.mail import send as mail_send
-from pbp.services.mail.outbox import MailSettings, outbox_counts, outbox_messages
+from pbp.services.mail.outbox import MailSettings, outbox_counts
 from pbp.services.noteworthy import cadence, dashboard, referee, turns
 from pbp.web.access import current_account, login_required, require_referee
 
@@ -338,11 +337,12 @@ def remind(slug: str):
 def outbox(slug: str):
     session, campaign = _campaign(slug)
     status = request.args.get("status") or None
+    box = referee.outbox(session=session, campaign=campaign, actor=current_account(), status=status)
     return render_template(
         "referee/outbox.html",
         campaign=campaign,
-        counts=outbox_counts(session=session, campaign_id=campaign.id),
-        messages=outbox_messages(session=session, campaign_id=campaign.id, status=status),
+        counts=box.counts,
+        messages=box.messages,
         status=status,
     )
 
@@ -351,5 +351,5 @@ def outbox(slug: str):
 @login_required
 def audit_log(slug: str):
     session, campaign = _campaign(slug)
-    lines = audit_words.audit_lines(session=session, campaign=campaign)
+    lines = referee.audit_lines(session=session, campaign=campaign, actor=current_account())
     return render_template("referee/audit.html", campaign=campaign, lines=lines)

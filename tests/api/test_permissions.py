@@ -167,13 +167,62 @@ MATRIX = {
 }
 
 
+# The referee's desk (pbp.api.referee) and the history: the dashboard's and the history
+# page's actions. The campaign's players and strangers are refused; anonymous callers are
+# asked for a token.
+DESK_MATRIX = {
+    "get_settings": ("GET", "/campaigns/{slug}/settings", None, only_referee(200)),
+    "put_settings": (
+        "PUT",
+        "/campaigns/{slug}/settings",
+        {"opening_turns": 1, "time_zone": "Europe/Stockholm", "cadence": {"kind": "manual"}},
+        only_referee(200),
+    ),
+    "get_queued_event": ("GET", "/campaigns/{slug}/queued-event", None, only_referee(200)),
+    "queue_event": (
+        "PUT",
+        "/campaigns/{slug}/queued-event",
+        {"text": "The duel at noon."},
+        only_referee(200),
+    ),
+    "publish_final_notice": (
+        "POST",
+        "/campaigns/{slug}/final-notice",
+        {"text": "The ball is over."},
+        only_referee(200),
+    ),
+    "send_reminders": ("POST", "/campaigns/{slug}/reminders", None, only_referee(200)),
+    "poll_all": ("POST", "/campaigns/{slug}/poll", None, only_referee(200)),
+    "unmapped_commenters": (
+        "GET",
+        "/campaigns/{slug}/commenters/unmapped",
+        None,
+        only_referee(200),
+    ),
+    "get_outbox": ("GET", "/campaigns/{slug}/outbox", None, only_referee(200)),
+    "get_audit_log": ("GET", "/campaigns/{slug}/audit", None, only_referee(200)),
+    "create_invite": (
+        "POST",
+        "/campaigns/{slug}/invites",
+        {"character": "cleo", "days": 7},
+        only_referee(201),
+    ),
+    "get_history": ("GET", "/campaigns/{slug}/history", None, MEMBERS),
+}
+
+
+@pytest.mark.parametrize("name", list(DESK_MATRIX))
+def test_desk_permission(api, connection, world, name):
+    check_row(api, connection, world, DESK_MATRIX[name])
+
+
 def test_the_matrix_covers_every_operation():
-    assert set(MATRIX) | set(FORUM_MATRIX) == {op.name for op in OPERATIONS}
+    assert set(MATRIX) | set(FORUM_MATRIX) | set(DESK_MATRIX) == {op.name for op in OPERATIONS}
 
 
 def test_every_operation_is_in_the_matrix_with_its_declared_method():
     declared = {op.name: op.method for op in OPERATIONS}
-    for name, (method, *_rest) in {**MATRIX, **FORUM_MATRIX}.items():
+    for name, (method, *_rest) in {**MATRIX, **FORUM_MATRIX, **DESK_MATRIX}.items():
         assert declared[name] == method, name
 
 

@@ -18,14 +18,16 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from pbp import limits
-from pbp.errors import Conflict, NotFound, UserError
+from pbp.errors import Conflict, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
-from pbp.services import audit_log, campaigns
+from pbp.services import audit_log, campaigns, lookups
 from pbp.services.mail.outbox import (
     MailSettings,
     event_batch_key,
+    outbox_counts,
+    outbox_messages,
     queue_final_notice,
     queue_message,
     queue_turn_results,
@@ -49,10 +51,7 @@ def _current(session: Session, campaign: Campaign, number: int | None) -> Turn |
     if number is None:
         return current
     if current is None or current.number != number:
-        if not session.exec(
-            select(Turn.id).where(Turn.campaign_id == campaign.id, Turn.number == number)
-        ).first():
-            raise NotFound(f"there is no turn {number} in {campaign.name}")
+        lookups.get_turn(session=session, campaign=campaign, number=number)  # 404 first
         raise Conflict(f"turn {number} is not the current turn (turn {current.number} is)")
     return current
 
@@ -185,11 +184,7 @@ def rule(
         if turn is None:
             raise UserError("there is no turn to rule on yet")
     else:
-        turn = session.exec(
-            select(Turn).where(Turn.campaign_id == campaign.id, Turn.number == number)
-        ).first()
-        if turn is None:
-            raise NotFound(f"there is no turn {number} in {campaign.name}")
+        turn = lookups.get_turn(session=session, campaign=campaign, number=number)
     if isinstance(value, str):
         value = value.strip() or None
     return turns.add_ruling(
@@ -425,3 +420,31 @@ def unmapped_commenters(
     """Commenters whose notes wait for the referee to say who they are."""
     _check(session, campaign, actor, "see the unmapped commenters")
     return dashboard.unmapped_commenters(session=session, campaign=campaign)
+
+
+# -- the referee's reads: outbox and audit log --------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outbox:
+    counts: dict[str, int]
+    messages: list
+
+
+def outbox(
+    *, session: Session, campaign: Campaign, actor: User | None, status: str | None = None
+) -> Outbox:
+    """The campaign's mail: how many per state, and the newest messages (of `status`)."""
+    _check(session, campaign, actor, "see the outbox")
+    return Outbox(
+        outbox_counts(session=session, campaign_id=campaign.id),
+        outbox_messages(session=session, campaign_id=campaign.id, status=status),
+    )
+
+
+def audit_lines(
+    *, session: Session, campaign: Campaign, actor: User | None
+) -> list[audit_log.AuditLine]:
+    """The campaign's audit log as sentences, newest first."""
+    _check(session, campaign, actor, "read the audit log")
+    return audit_log.audit_lines(session=session, campaign=campaign)
