@@ -1,0 +1,133 @@
+"""Web/API parity (#18): every page action that changes something has an API twin.
+
+Every state-changing web route (POST, PUT, PATCH or DELETE, outside the API and the static
+files) is either mapped here to the API operation that does the same, or listed as having
+no twin by design, with the reason. A new page action in neither list fails the first test,
+so it cannot land without its API operation (or a reason).
+"""
+
+from __future__ import annotations
+
+from pbp.api import OPERATIONS
+
+WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+
+# web endpoint -> the API operation (pbp.api.registry name) that does the same.
+TWINS = {
+    # the referee's dashboard (pbp.web.referee)
+    "referee.post_event": "post_event",
+    "referee.queue_event": "queue_event",
+    "referee.close": "close_turn",
+    "referee.reopen": "reopen_turn",
+    "referee.rule": "add_ruling",
+    "referee.resolve": "resolve_turn",
+    "referee.final_notice": "publish_final_notice",
+    "referee.add_character": "add_character",
+    "referee.map_commenter": "map_commenter",
+    # The page asks the scheduler to poll one blog soon; the API polls it in the request
+    # (a script wants the result), or asks for every blog at once (poll_all).
+    "referee.poll_now": "poll_now",
+    "referee.settings": "put_settings",
+    "referee.remind": "send_reminders",
+    # the roster's character pages and invitations (pbp.web.roster_admin, pbp.web.auth)
+    "roster_admin.resend_invite": "resend_invite",
+    "roster_admin.rename": "rename_character",
+    "roster_admin.aliases": "set_aliases",
+    "roster_admin.feed": "set_feed",
+    "roster_admin.drop": "drop_character",
+    "roster_admin.hand_over": "hand_over_character",
+    "auth.create_invite": "create_invite",
+    # starting a campaign, mail preferences
+    "public.new_campaign": "create_campaign",
+    "mail.preferences": "put_mail_preferences",
+    # a player's blog and notes (pbp.web.blog, pbp.web.player)
+    "blog.write": "write_entry",
+    "blog.edit": "edit_entry",
+    "blog.withdraw": "withdraw",
+    "blog.add_note": "add_note",
+    "player.commenter": "declare_commenter",
+    # forum scenes (pbp.web.forum)
+    "forum.new_thread": "create_thread",
+    "forum.reply": "reply",
+    "forum.edit": "edit_post",
+    "forum.delete": "delete_post",
+    "forum.start": "start",
+    "forum.end": "end",
+}
+
+# Page actions whose API twin is being added on the `actions-play` branch (#18 item 1).
+# The lead moves each into TWINS, with its operation's name, after merging that branch,
+# and then empties this set: it must not outlive the merge.
+AWAITING_TWIN = {
+    "player.blog",  # where a player's character blogs (built-in or their own feed)
+    "forum.watch",  # watching a scene for mail
+    "forum.sheet_edit",  # a character sheet
+    "cards.new",  # a card table in a scene
+    "cards.act",  # a move at a card table
+}
+
+# Page actions that have no API twin by design, and why.
+NO_TWIN = {
+    # The API authenticates with a bearer token, made on the token page; it has no cookie
+    # session to open or close, and a token cannot be what makes a token.
+    "auth.login": "a cookie session; the API uses bearer tokens",
+    "auth.logout": "a cookie session; a token is revoked on the token page",
+    "tokens.create": "tokens are made by a logged-in person, never by another token",
+    "tokens.revoke": "revoked on the token page, by the person who made it",
+    # Getting an account: the person has no token yet.
+    "signup.signup_page": "sign-up: the person has no account, so no token, yet",
+    "signup.resend": "sign-up confirmation mail: no account, so no token, yet",
+    "auth.reset_request": "password reset: the person cannot log in, so has no token",
+    "auth.reset": "password reset by the mailed link: authorised by that link alone",
+    "auth.invite": "accepting an invitation may create the account: authorised by the link",
+    # The signed link in a mail is the whole authorisation (RFC 8058 one-click).
+    "mail.unsubscribe": "the unsubscribe link in a mail; the API has put_mail_preferences",
+}
+
+
+def _page_actions(app) -> set[str]:
+    """Every web endpoint answering a state-changing method (the API and static excluded)."""
+    return {
+        rule.endpoint
+        for rule in app.url_map.iter_rules()
+        if rule.methods & WRITES
+        and not rule.endpoint.startswith("api.")
+        and rule.endpoint != "static"
+    }
+
+
+def test_every_page_action_has_an_api_twin_or_a_reason(app):
+    actions = _page_actions(app)
+    unaccounted = actions - set(TWINS) - AWAITING_TWIN - set(NO_TWIN)
+    assert not unaccounted, f"page actions with no API operation and no reason: {unaccounted}"
+
+
+def test_each_twin_is_an_api_operation_that_changes_something():
+    operations = {op.name: op for op in OPERATIONS}
+    missing = {web: api for web, api in TWINS.items() if api not in operations}
+    assert not missing, f"twins that are not API operations: {missing}"
+    reads = {web: api for web, api in TWINS.items() if not operations[api].writes}
+    assert not reads, f"twins that only read: {reads}"
+
+
+def test_the_lists_name_only_routes_that_exist_and_each_once(app):
+    """A renamed or removed page must leave the lists too, or the lists lie."""
+    actions = _page_actions(app)
+    lists = [set(TWINS), AWAITING_TWIN, set(NO_TWIN)]
+    assert set().union(*lists) <= actions, set().union(*lists) - actions
+    for i, one in enumerate(lists):
+        for other in lists[i + 1 :]:
+            assert not one & other, one & other
+
+
+def test_a_new_page_action_without_a_twin_fails(app):
+    """The check itself can fail: a page action added to the app is reported."""
+
+    def new_page_action():
+        return "changed"
+
+    app.add_url_rule(
+        "/c/<slug>/something-new", "referee_extra.thing", new_page_action, methods=["POST"]
+    )
+    actions = _page_actions(app)
+    assert "referee_extra.thing" in actions - set(TWINS) - AWAITING_TWIN - set(NO_TWIN)
