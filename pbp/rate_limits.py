@@ -37,7 +37,15 @@ CONTENT_ENDPOINTS = frozenset(
     }
 )
 CONTENT_OPERATIONS = frozenset(
-    {"write_entry", "edit_entry", "add_note", "create_thread", "reply", "edit_post"}
+    {
+        "write_entry",
+        "edit_entry",
+        "add_note",
+        "create_thread",
+        "reply",
+        "edit_post",
+        "create_invite",
+    }
 )
 
 

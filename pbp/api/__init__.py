@@ -1,7 +1,9 @@
 """pbp's JSON API at /api/v1: the pages' operations for scripts and other clients.
 
 Each operation calls the same services with the same permission checks as its page
-(pbp.web.access), so the API can do nothing a person could not do on the site. Callers
+(pbp.services.campaigns.require_referee and its neighbours, or pbp.web.access where a
+module has not moved to them yet), so the API can do nothing a person could not do on the
+site. Callers
 authenticate with a personal token (`Authorization: Bearer`, made on /account/tokens);
 errors are RFC 9457 problem details; the OpenAPI 3.1 document at /api/v1/openapi.json and
 the page at /api/v1/docs are generated from the route table in pbp.api.registry.

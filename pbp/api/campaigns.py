@@ -18,11 +18,14 @@ from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import commenters, dashboard, history, polling, referee
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import outgoing_feeds as feeds
-from pbp.web.access import current_membership, my_character, require_member, require_referee
 
 
-def _role(campaign) -> str | None:
-    member = current_membership(campaign)
+def _role(call: Call, campaign) -> str | None:
+    member = (
+        campaigns.membership(session=call.session, campaign=campaign, user=call.user)
+        if call.user
+        else None
+    )
     return member.role if member else None
 
 
@@ -75,7 +78,7 @@ def create_campaign(call: Call) -> s.CampaignOut:
 def get_campaign(call: Call, slug: str) -> s.CampaignOut:
     """One campaign, with your role in it."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    return campaign_out(campaign, _role(campaign))
+    return campaign_out(campaign, _role(call, campaign))
 
 
 # -- characters ----------------------------------------------------------------------------
@@ -128,7 +131,7 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
     address inside a private network.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     character = roster_service.add_character(
         session=call.session,
         campaign=campaign,
@@ -152,7 +155,7 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
 def roster(call: Call, slug: str) -> Page:
     """The referee's roster: players, feed health and entries this turn."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     board = dashboard.dashboard(session=call.session, campaign=campaign)
     page = api_reads.paginate(
         board.roster, lambda r: r.character.id, after=call.after, limit=call.query.limit
@@ -183,7 +186,7 @@ def roster(call: Call, slug: str) -> Page:
 def map_commenter(call: Call, slug: str) -> s.CommenterOut:
     """Say which character a commenter on an external blog is; their waiting notes count."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     mapped = referee.map_commenter(
         session=call.session,
         campaign=campaign,
@@ -207,7 +210,7 @@ def declare_commenter(call: Call, slug: str) -> s.CommenterIdentityOut:
     """Say which profile addresses are yours when you comment on other players' blogs:
     only then do those notes count for your character (the referee sees them)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = my_character(call.session, campaign)
+    mine = campaigns.player_character(session=call.session, campaign=campaign, user=call.user)
     mapped = commenters.declare(
         session=call.session, character=mine, uris=call.body.uris, now=call.now, actor=call.user
     )
@@ -229,7 +232,7 @@ def poll_now(call: Call, slug: str, character: str) -> s.PollOut:
     result before its next step, so this runs the same poller in the request.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     found = feeds.character_by_slug(session=call.session, campaign=campaign, slug=character)
     row = blog.blog_of(session=call.session, character=found)
     if row.kind != "external":
@@ -261,7 +264,11 @@ def poll_now(call: Call, slug: str, character: str) -> s.PollOut:
 def get_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
     """Which kinds of email you get from this campaign."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    return s.MailPreferences(**mail.preferences(require_member(campaign)))
+    return s.MailPreferences(
+        **mail.preferences(
+            campaigns.require_member(session=call.session, campaign=campaign, user=call.user)
+        )
+    )
 
 
 @operation(
@@ -277,7 +284,11 @@ def put_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     chosen = [key for key, on in call.body.model_dump().items() if on]
     saved = mail.save_preferences(
-        session=call.session, membership=require_member(campaign), chosen=chosen
+        session=call.session,
+        membership=campaigns.require_member(
+            session=call.session, campaign=campaign, user=call.user
+        ),
+        chosen=chosen,
     )
     return s.MailPreferences(**saved)
 
@@ -291,7 +302,7 @@ def get_history(call: Call, slug: str) -> s.HistoryOut:
     For the campaign's members, as the page is.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_member(campaign)
+    campaigns.require_member(session=call.session, campaign=campaign, user=call.user)
     story = history.campaign_history(session=call.session, campaign=campaign)
     return s.HistoryOut(
         characters=[

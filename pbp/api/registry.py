@@ -30,7 +30,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 # Who may call: "public" anyone (a token is optional, and may show more); "user" anyone
 # with a token; "member" / "player" / "referee" the campaign's, checked by the handler
-# through pbp.web.access exactly as the pages check it.
+# (pbp.services.campaigns.require_referee and its neighbours) as the pages check it.
 Access = Literal["public", "user", "member", "player", "referee"]
 ACCESS_TEXT = {
     "public": "Anyone; a token shows what its user may see.",

@@ -16,7 +16,6 @@ from pbp.services import campaigns, invites, roster
 from pbp.services.lookups import Page
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import outgoing_feeds as feeds
-from pbp.web.access import require_referee
 
 CHARACTER = "/campaigns/<slug>/characters/<character>"
 
@@ -39,7 +38,7 @@ def _invite_out(row: invites.OpenInvite) -> s.InviteOut:
 
 def _referee_and_character(call: Call, slug: str, character: str):
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     found = feeds.character_by_slug(session=call.session, campaign=campaign, slug=character)
     return campaign, found
 
@@ -59,7 +58,7 @@ def _out(call: Call, character) -> s.CharacterOut:
 def list_invites(call: Call, slug: str) -> Page:
     """The invitations not used yet and not expired, newest first, with their links."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     rows = invites.open_invite_links(
         session=call.session, campaign=campaign, now=call.now, **_links()
     )
@@ -79,7 +78,7 @@ def resend_invite(call: Call, slug: str, invite_id: int) -> s.InviteOut:
     Refused for an invitation already used, or one that names no address (copy its link).
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     row = invites.resend_invite(
         session=call.session,
         campaign=campaign,

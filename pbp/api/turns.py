@@ -19,7 +19,6 @@ from pbp.services.mail import send as mail_send
 from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import play, referee, turns
 from pbp.services.noteworthy import tally as tally_service
-from pbp.web.access import current_membership, require_referee
 
 TURN = "/campaigns/<slug>/turns/<int:number>"
 
@@ -31,7 +30,11 @@ def _mail() -> MailSettings:
 def _readable(call: Call, campaign) -> set[int] | None:
     """Whose tailored events the caller may read: the referee all (None), a player their
     own character's, anyone else none."""
-    member = current_membership(campaign)
+    member = (
+        campaigns.membership(session=call.session, campaign=campaign, user=call.user)
+        if call.user
+        else None
+    )
     if member is not None and member.role == "referee":
         return None
     mine = play.character_of(session=call.session, campaign=campaign, user=call.user)
@@ -82,7 +85,7 @@ def post_event(call: Call, slug: str) -> s.TurnOut:
     on the campaign's cadence, as on the dashboard.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     body = call.body
     turn = referee.open_turn(
         session=call.session,
@@ -108,7 +111,7 @@ def _tailored(items) -> list[turns.Tailored]:
 def close_turn(call: Call, slug: str, number: int) -> s.TurnOut:
     """Close the current turn: notes stop counting and the tally is frozen."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     turn = referee.close(
         session=call.session, campaign=campaign, actor=call.user, now=call.now, number=number
     )
@@ -120,7 +123,7 @@ def close_turn(call: Call, slug: str, number: int) -> s.TurnOut:
 def reopen_turn(call: Call, slug: str, number: int) -> s.TurnOut:
     """Open a closed, unresolved turn again: notes count again until it closes."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     turn = referee.reopen(
         session=call.session, campaign=campaign, actor=call.user, now=call.now, number=number
     )
@@ -142,7 +145,7 @@ def resolve_turn(call: Call, slug: str, number: int) -> s.TallyOut:
     Refused while an outcome needs a ruling; the answer is the final tally.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     turn, _result = referee.resolve(
         session=call.session,
         campaign=campaign,
@@ -170,7 +173,7 @@ def get_tally(call: Call, slug: str, number: int) -> s.TallyOut:
     votes per finalist, the ignored votes with their reasons, and the winner.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
     record = tally_service.turn_record(session=call.session, campaign=campaign, turn=turn)
     return tally_out(record, _consequences(call, turn))
@@ -216,7 +219,7 @@ def add_ruling(call: Call, slug: str, number: int) -> s.RulingOut:
     The latest ruling on a subject wins; a resolved turn's rulings are final.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     body = call.body
     ruling = referee.rule(
         session=call.session,
@@ -244,7 +247,7 @@ def add_ruling(call: Call, slug: str, number: int) -> s.RulingOut:
 def list_rulings(call: Call, slug: str, number: int) -> Page:
     """The referee's rulings on the turn, oldest first (private during play)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    require_referee(campaign)
+    campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     turn = api_reads.get_turn(session=call.session, campaign=campaign, number=number)
     page = api_reads.rulings_page(
         session=call.session, turn=turn, after=call.after, limit=call.query.limit

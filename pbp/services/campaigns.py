@@ -135,6 +135,16 @@ def membership(*, session: Session, campaign: Campaign, user: User) -> Membershi
     ).first()
 
 
+def require_member(
+    *, session: Session, campaign: Campaign, user: User | None, doing: str = "do this"
+) -> Membership:
+    """The user's membership whatever the role, or Forbidden."""
+    member = membership(session=session, campaign=campaign, user=user) if user else None
+    if member is None:
+        raise Forbidden(f"only a member of {campaign.name} can {doing}")
+    return member
+
+
 def require_referee(
     *, session: Session, campaign: Campaign, user: User | None, doing: str = "do this"
 ) -> Membership:
@@ -144,6 +154,21 @@ def require_referee(
     if member is None or member.role != "referee":
         raise Forbidden(f"only the referee of {campaign.name} can {doing}")
     return member
+
+
+def player_character(
+    *, session: Session, campaign: Campaign, user: User | None, doing: str = "do this"
+) -> Character:
+    """The user's character as a player of `campaign`, or Forbidden."""
+    member = membership(session=session, campaign=campaign, user=user) if user else None
+    if member is None or member.role != "player":
+        raise Forbidden(f"only a player of {campaign.name} can {doing}")
+    character = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.user_id == user.id)
+    ).first()
+    if character is None:
+        raise Forbidden("you have no character in this campaign yet")
+    return character
 
 
 def get_campaign(*, session: Session, slug: str) -> Campaign:

@@ -9,6 +9,7 @@ so it cannot land without its API operation (or a reason).
 from __future__ import annotations
 
 from pbp.api import OPERATIONS
+from pbp.rate_limits import CONTENT_ENDPOINTS, CONTENT_OPERATIONS
 
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -108,6 +109,13 @@ def test_each_twin_is_an_api_operation_that_changes_something():
     assert not missing, f"twins that are not API operations: {missing}"
     reads = {web: api for web, api in TWINS.items() if not operations[api].writes}
     assert not reads, f"twins that only read: {reads}"
+
+
+def test_a_rate_limited_page_action_is_rate_limited_in_the_api_too():
+    """The per-account content budget holds whichever way the content arrives."""
+    limited = {web: TWINS[web] for web in CONTENT_ENDPOINTS if web in TWINS}
+    assert limited.keys() == CONTENT_ENDPOINTS
+    assert set(limited.values()) <= CONTENT_OPERATIONS, set(limited.values()) - CONTENT_OPERATIONS
 
 
 def test_the_lists_name_only_routes_that_exist_and_each_once(app):
