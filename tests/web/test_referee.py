@@ -143,6 +143,17 @@ def test_bad_settings_are_refused_with_the_reason(client, auth, game):
     assert page.status_code == 400 and b"whole number" in page.data
 
 
+def test_hours_between_turns_that_are_not_a_number_are_refused_in_words(client, auth, game):
+    """The settings service reads the hours itself (before, int() raised a ValueError)."""
+    campaign, referee, _ = game
+    auth.login(referee)
+    page = auth.post(
+        f"/c/{campaign.slug}/referee/settings",
+        {"opening_turns": "2", "cadence": "hours", "cadence_hours": "a day"},
+    )
+    assert page.status_code == 400 and b"whole number" in page.data
+
+
 def test_private_feed_address_is_refused_when_private_feeds_are_off(client, auth, game, app):
     campaign, referee, _ = game
     app.config["PBP_ALLOW_PRIVATE_FEEDS"] = False
