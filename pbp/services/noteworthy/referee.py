@@ -278,7 +278,8 @@ def remind(
                     f"{row.character.name} has not posted an entry in turn {view.turn.number} "
                     f"of {campaign.name} yet. Every character posts at least one entry per "
                     f"turn that embroiders the event.\n\n"
-                    f"{mail.base_url}/c/{campaign.slug}/"
+                    f"Write it: {mail.base_url}/c/{campaign.slug}/write\n"
+                    f"The turn: {mail.base_url}/c/{campaign.slug}/turns/{view.turn.number}\n"
                 ),
                 campaign_id=campaign.id,
                 now=now,
