@@ -83,6 +83,8 @@ NO_TWIN = {
     "auth.invite": "accepting an invitation may create the account: authorised by the link",
     # The signed link in a mail is the whole authorisation (RFC 8058 one-click).
     "mail.unsubscribe": "the unsubscribe link in a mail; the API has put_mail_preferences",
+    # Not a person's action: a WebSub hub pushing a feed's new content to pbp.
+    "websub.deliver": "a hub's server-to-server delivery, signed with the subscription's secret",
 }
 
 
