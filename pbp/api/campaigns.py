@@ -8,7 +8,6 @@ from pbp.api import schemas as s
 from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
-from pbp.errors import UserError
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services import roster as roster_service
@@ -233,10 +232,9 @@ def poll_now(call: Call, slug: str, character: str) -> s.PollOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
-    found = feeds.character_by_slug(session=call.session, campaign=campaign, slug=character)
-    row = blog.blog_of(session=call.session, character=found)
-    if row.kind != "external":
-        raise UserError("that is not an external blog of this campaign")
+    row = referee.external_blog(
+        session=call.session, campaign=campaign, actor=call.user, character_slug=character
+    )
     call.session.commit()  # the poller writes through its own connections
     outcome = polling.poll_blog(
         engine=database(current_app).engine,

@@ -32,7 +32,14 @@ from pbp.services.mail.outbox import (
     queue_message,
     queue_turn_results,
 )
-from pbp.services.noteworthy import cadence, commenters, dashboard, turns
+from pbp.services.noteworthy import (
+    blog_settings,
+    cadence,
+    commenters,
+    dashboard,
+    outgoing_feeds,
+    turns,
+)
 
 # (kind, what it decides in words) for the ruling form's choices.
 RULING_KINDS = [
@@ -390,6 +397,21 @@ def poll_soon(
         session.add(blog)
     session.flush()
     return len(blogs)
+
+
+def external_blog(
+    *, session: Session, campaign: Campaign, actor: User | None, character_slug: str
+) -> Blog:
+    """The external blog of a character of the campaign, to poll now; refused for a blog on
+    pbp (there is nothing to fetch)."""
+    _check(session, campaign, actor, "poll the feeds")
+    character = outgoing_feeds.character_by_slug(
+        session=session, campaign=campaign, slug=character_slug
+    )
+    blog = blog_settings.blog_of(session=session, character=character)
+    if blog.kind != "external":
+        raise UserError("that is not an external blog of this campaign")
+    return blog
 
 
 def map_commenter(
