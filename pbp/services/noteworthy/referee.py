@@ -29,7 +29,7 @@ from pbp.services.mail.outbox import (
     outbox_counts,
     outbox_messages,
     queue_final_notice,
-    queue_message,
+    queue_reminder,
     queue_turn_results,
 )
 from pbp.services.noteworthy import (
@@ -273,22 +273,13 @@ def remind(
     sent = 0
     for row in view.roster:
         if row.character in view.missing_posters and row.player is not None:
-            queue_message(
+            queue_reminder(
                 session=session,
                 settings=mail,
-                kind="reminder",
-                # One reminder per character per turn per hour, whatever the clicks.
-                dedupe_key=f"remind:{view.turn.id}:{row.character.id}:{now:%Y%m%d%H}",
-                recipient=row.player.email,
-                subject=f"[{campaign.name}] Turn {view.turn.number}: your entry is awaited",
-                text=(
-                    f"{row.character.name} has not posted an entry in turn {view.turn.number} "
-                    f"of {campaign.name} yet. Every character posts at least one entry per "
-                    f"turn that embroiders the event.\n\n"
-                    f"Write it: {mail.base_url}/c/{campaign.slug}/write\n"
-                    f"The turn: {mail.base_url}/c/{campaign.slug}/turns/{view.turn.number}\n"
-                ),
-                campaign_id=campaign.id,
+                campaign=campaign,
+                turn=view.turn,
+                character=row.character,
+                player=row.player,
                 now=now,
             )
             sent += 1
