@@ -577,7 +577,9 @@ class CadenceIO(Body):
         default="manual", description="When turns close: by hand, daily at a time, every N hours."
     )
     at: Text | None = Field(
-        default=None, max_length=5, description='For "daily": the time of day, like 20:00.'
+        default=None,
+        max_length=5,
+        description="For daily turns: the time of day (HH:MM), in the campaign's zone.",
     )
     hours: int | None = Field(
         default=None, ge=1, le=24 * 14, description='For "hours": how long a turn lasts.'
