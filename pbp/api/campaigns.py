@@ -209,9 +209,8 @@ def declare_commenter(call: Call, slug: str) -> s.CommenterIdentityOut:
     """Say which profile addresses are yours when you comment on other players' blogs:
     only then do those notes count for your character (the referee sees them)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    mine = campaigns.player_character(session=call.session, campaign=campaign, user=call.user)
-    mapped = commenters.declare(
-        session=call.session, character=mine, uris=call.body.uris, now=call.now, actor=call.user
+    mine, mapped = commenters.declare_mine(
+        session=call.session, actor=call.user, campaign=campaign, uris=call.body.uris, now=call.now
     )
     uris = commenters.declared(session=call.session, character=mine)
     return s.CommenterIdentityOut(uris=uris, mapped_notes=mapped)

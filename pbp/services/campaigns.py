@@ -156,21 +156,6 @@ def require_referee(
     return member
 
 
-def player_character(
-    *, session: Session, campaign: Campaign, user: User | None, doing: str = "do this"
-) -> Character:
-    """The user's character as a player of `campaign`, or Forbidden."""
-    member = membership(session=session, campaign=campaign, user=user) if user else None
-    if member is None or member.role != "player":
-        raise Forbidden(f"only a player of {campaign.name} can {doing}")
-    character = session.exec(
-        select(Character).where(Character.campaign_id == campaign.id, Character.user_id == user.id)
-    ).first()
-    if character is None:
-        raise Forbidden("you have no character in this campaign yet")
-    return character
-
-
 def get_campaign(*, session: Session, slug: str) -> Campaign:
     campaign = session.exec(select(Campaign).where(Campaign.slug == slug)).first()
     if campaign is None:
