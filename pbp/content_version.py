@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 _KEY = "pbp_changed_campaigns"
 _COMMITTED = "pbp_committed_campaigns"
 _OWNERS = "pbp_owners"
+_KNOWN = "pbp_known_campaigns"
 
 
 def _value(obj, name: str):
@@ -53,15 +54,20 @@ def _value(obj, name: str):
 def known_campaign(session: Session, *, character_id: int, campaign_id: int) -> None:
     """Tell the bookkeeping a character's campaign, known to the caller (the poller read it
     with the blog), so the flushes of its rows need no query to find it. Kept until the
-    end of the session's transaction."""
-    _owners(session)[CharacterRow, character_id] = campaign_id
+    end of the session's outermost transaction."""
+    session.info.setdefault(_KNOWN, {})[CharacterRow, character_id] = campaign_id
 
 
 def _owners(session: Session) -> dict:
     """(model, id) -> the campaign id (characters, turns) or character id (entries) found
     in this transaction: a character's campaign, a turn's and an entry's author never
-    change, so each is looked up at most once per transaction, not once per flush."""
-    return session.info.setdefault(_OWNERS, {})
+    change, so each is looked up at most once per transaction, not once per flush.
+    Forgotten at the end of every transaction, savepoints included: a row inserted in a
+    savepoint that rolls back may see its id reused by the next insert (SQLite)."""
+    found = session.info.get(_OWNERS)
+    if found is None:
+        found = session.info[_OWNERS] = dict(session.info.get(_KNOWN, {}))
+    return found
 
 
 def _owner_of(session: Session, owners: dict, model, ident: int, name: str):
@@ -147,9 +153,10 @@ def _bump(session: Session, transaction) -> None:
     """After the outermost transaction, once its connection is back in the pool: bumping
     from after_commit would hold two connections per session, and a pool's worth of poll
     threads doing so would wait on each other until the pool timeout."""
+    session.info.pop(_OWNERS, None)  # see _owners
     if transaction.parent is not None:
         return
-    session.info.pop(_OWNERS, None)  # rows may be deleted and their ids reused later
+    session.info.pop(_KNOWN, None)
     session.info.pop(_KEY, None)  # rolled back: nothing to bump
     ids = session.info.pop(_COMMITTED, None)
     if not ids:
