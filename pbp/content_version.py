@@ -56,6 +56,7 @@ def known_campaign(session: Session, *, character_id: int, campaign_id: int) -> 
     with the blog), so the flushes of its rows need no query to find it. Kept until the
     end of the session's outermost transaction."""
     session.info.setdefault(_KNOWN, {})[CharacterRow, character_id] = campaign_id
+    _owners(session)[CharacterRow, character_id] = campaign_id
 
 
 def _owners(session: Session) -> dict:
