@@ -27,6 +27,7 @@ import logging
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from pbp.models import Campaign, Entry, Turn
 from pbp.models import Character as CharacterRow
@@ -34,6 +35,8 @@ from pbp.models import Character as CharacterRow
 log = logging.getLogger(__name__)
 _KEY = "pbp_changed_campaigns"
 _COMMITTED = "pbp_committed_campaigns"
+_OWNERS = "pbp_owners"
+_KNOWN = "pbp_known_campaigns"
 
 
 def _value(obj, name: str):
@@ -48,6 +51,60 @@ def _value(obj, name: str):
     return getattr(obj, name)  # an expired row changed without being read first
 
 
+def known_campaign(session: Session, *, character_id: int, campaign_id: int) -> None:
+    """Tell the bookkeeping a character's campaign, known to the caller (the poller read it
+    with the blog), so the flushes of its rows need no query to find it. Kept until the
+    end of the session's outermost transaction."""
+    session.info.setdefault(_KNOWN, {})[CharacterRow, character_id] = campaign_id
+    _owners(session)[CharacterRow, character_id] = campaign_id
+
+
+def _owners(session: Session) -> dict:
+    """(model, id) -> the campaign id (characters, turns) or character id (entries) found
+    in this transaction: a character's campaign, a turn's and an entry's author never
+    change, so each is looked up at most once per transaction, not once per flush.
+    Forgotten at the end of every transaction, savepoints included: a row inserted in a
+    savepoint that rolls back may see its id reused by the next insert (SQLite)."""
+    found = session.info.get(_OWNERS)
+    if found is None:
+        found = session.info[_OWNERS] = dict(session.info.get(_KNOWN, {}))
+    return found
+
+
+def _owner_of(session: Session, owners: dict, model, ident: int, name: str):
+    """The owner from what this transaction knows or has loaded, without a query; None if
+    unknown. A row in the identity map (a turn the ingest read, an entry just inserted)
+    answers if its attribute is loaded."""
+    if (model, ident) in owners:
+        return owners[model, ident]
+    obj = session.identity_map.get(identity_key(model, ident))
+    if obj is not None:
+        value = sa.inspect(obj).dict.get(name)
+        if value is not None:
+            owners[model, ident] = value
+            return value
+    return None
+
+
+def _look_up(session: Session, owners: dict, model, ids: set[int], name: str) -> set:
+    """The owners of `ids`: known ones from memory, the rest in one query."""
+    found, missing = set(), set()
+    for ident in ids:
+        value = _owner_of(session, owners, model, ident, name)
+        if value is None:
+            missing.add(ident)
+        else:
+            found.add(value)
+    if missing:
+        column = getattr(model, name)
+        query = sa.select(model.id, column).where(model.id.in_(missing))
+        for ident, value in session.connection().execute(query):
+            owners[model, ident] = value
+            found.add(value)
+    found.discard(None)
+    return found
+
+
 def _campaigns_of(session: Session, objects) -> set[int]:
     found: set[int] = set()
     entry_ids: set[int] = set()
@@ -56,27 +113,21 @@ def _campaigns_of(session: Session, objects) -> set[int]:
     for obj in objects:
         if isinstance(obj, Campaign):
             found.add(_value(obj, "id"))
-        elif _value(obj, "campaign_id") is not None:
-            found.add(_value(obj, "campaign_id"))
-        elif _value(obj, "turn_id") is not None:  # events, challenges, most entries
-            turn_ids.add(_value(obj, "turn_id"))
-        elif _value(obj, "character_id") is not None:  # entries outside turns, blogs
-            character_ids.add(_value(obj, "character_id"))
-        elif _value(obj, "entry_id") is not None:  # notes, entry revisions
-            entry_ids.add(_value(obj, "entry_id"))
-    conn = session.connection()
+        elif (campaign_id := _value(obj, "campaign_id")) is not None:
+            found.add(campaign_id)
+        elif (turn_id := _value(obj, "turn_id")) is not None:  # events, challenges, entries
+            turn_ids.add(turn_id)
+        elif (character_id := _value(obj, "character_id")) is not None:  # entries, blogs
+            character_ids.add(character_id)
+        elif (entry_id := _value(obj, "entry_id")) is not None:  # notes, entry revisions
+            entry_ids.add(entry_id)
+    owners = _owners(session)
     if entry_ids:
-        character_ids |= set(
-            conn.scalars(sa.select(Entry.character_id).where(Entry.id.in_(entry_ids)).distinct())
-        )
+        character_ids |= _look_up(session, owners, Entry, entry_ids, "character_id")
     if character_ids:
-        found |= set(
-            conn.scalars(
-                sa.select(CharacterRow.campaign_id).where(CharacterRow.id.in_(character_ids))
-            )
-        )
+        found |= _look_up(session, owners, CharacterRow, character_ids, "campaign_id")
     if turn_ids:
-        found |= set(conn.scalars(sa.select(Turn.campaign_id).where(Turn.id.in_(turn_ids))))
+        found |= _look_up(session, owners, Turn, turn_ids, "campaign_id")
     found.discard(None)
     return found
 
@@ -103,8 +154,10 @@ def _bump(session: Session, transaction) -> None:
     """After the outermost transaction, once its connection is back in the pool: bumping
     from after_commit would hold two connections per session, and a pool's worth of poll
     threads doing so would wait on each other until the pool timeout."""
+    session.info.pop(_OWNERS, None)  # see _owners
     if transaction.parent is not None:
         return
+    session.info.pop(_KNOWN, None)
     session.info.pop(_KEY, None)  # rolled back: nothing to bump
     ids = session.info.pop(_COMMITTED, None)
     if not ids:

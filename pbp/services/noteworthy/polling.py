@@ -45,6 +45,7 @@ from adapters import FeedError, FeedState, Fetcher, FetchResult, FetchStatus, de
 from adapters.base import ParsedFeed, comment_feed_due, normalize_identifier
 from adapters.fetch_async import event_loop
 from adapters.schedule import apply_ttl
+from pbp import content_version
 from pbp.db import writing
 from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
 from pbp.services.mail.outbox import MailSettings
@@ -96,6 +97,7 @@ class _Job:
     kind: str | None
     deadline: datetime | None  # the campaign's open turn's
     pushed_until: datetime | None = None  # a WebSub hub pushes this feed until then
+    hubs: frozenset[tuple[str, str]] = frozenset()  # its WebSub (hub, topic) pairs
 
 
 _sqlite_writers: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
@@ -246,7 +248,7 @@ def _interval(deadline: datetime | None, now: datetime, pushed_until=None) -> ti
 
 
 def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
-    """Everything the fetches of these blogs need, in two queries for the whole batch."""
+    """Everything the fetches of these blogs need, in three queries for the whole batch."""
     with Session(engine) as session:
         rows = session.exec(
             select(Blog, Character.campaign_id)
@@ -259,7 +261,7 @@ def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
         )
         for campaign_id, deadline in session.exec(open_turns):
             deadlines.setdefault(campaign_id, deadline)
-        pushed = websub.pushed_until(session=session, blog_ids=blog_ids)
+        pushed, hubs = websub.for_polling(session=session, blog_ids=blog_ids)
     return [
         _Job(
             blog_id=blog.id,
@@ -277,6 +279,7 @@ def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
             kind=blog.adapter_kind,
             deadline=deadlines.get(campaign_id),
             pushed_until=pushed.get(blog.id),
+            hubs=hubs.get(blog.id, frozenset()),
         )
         for blog, campaign_id in rows
     ]
@@ -368,9 +371,7 @@ def _poll(
                 _write_records(engine, [record])
             return outcome
         documents, comment_counts = _read_changed(engine, job, fetcher, result, now, outcome, renew)
-    _store(
-        engine, job.blog_id, job.campaign_id, result, documents, comment_counts, now, outcome, mail
-    )
+    _store(engine, job, result, documents, comment_counts, now, outcome, mail)
     return outcome
 
 
@@ -536,20 +537,25 @@ def store_pushed(
     except FeedError as exc:
         outcome.status, outcome.error = "not_a_feed", exc.message
         return outcome
-    _store(engine, blog_id, job.campaign_id, None, documents, {}, now, outcome, mail)
+    _store(engine, job, None, documents, {}, now, outcome, mail)
     return outcome
 
 
-def _store(engine, blog_id, campaign_id, result, documents, comment_counts, now, outcome, mail):
+def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, mail):
     """`result` None: a pushed document, not a poll."""
+    blog_id, campaign_id = job.blog_id, job.campaign_id
     with _writing(engine), Session(engine, expire_on_commit=False) as session:
         blog = session.get(Blog, blog_id)
+        # Read with the job: the flushes below need no query to find the campaign.
+        content_version.known_campaign(
+            session, character_id=blog.character_id, campaign_id=campaign_id
+        )
         if result is not None:
             _record_poll(session, blog, result, now, outcome, campaign_id)
             if documents and not documents[0].is_comment_feed:
                 websub.note_hub(
                     session=session, blog=blog, parsed=documents[0], headers=result.headers,
-                    now=now,
+                    now=now, noted=job.hubs,
                 )  # fmt: skip
         for doc in documents:
             report = ingest_parsed(
@@ -763,9 +769,7 @@ def _changed(engine, job, fetcher, result, now, outcome, renew, mail, left) -> P
     fetches within what is left of the blog's deadline."""
     with deadline.deadline(max(left, 0)):
         documents, comment_counts = _read_changed(engine, job, fetcher, result, now, outcome, renew)
-    _store(
-        engine, job.blog_id, job.campaign_id, result, documents, comment_counts, now, outcome, mail
-    )
+    _store(engine, job, result, documents, comment_counts, now, outcome, mail)
     return outcome
 
 

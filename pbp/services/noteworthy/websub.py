@@ -84,15 +84,27 @@ def hub_and_topic(
 
 
 def note_hub(
-    *, session: Session, blog: Blog, parsed: ParsedFeed, headers: dict[str, str], now: datetime
+    *,
+    session: Session,
+    blog: Blog,
+    parsed: ParsedFeed,
+    headers: dict[str, str],
+    now: datetime,
+    noted: frozenset[tuple[str, str]] | None = None,
 ) -> WebSubSubscription | None:
     """Keep a subscription wanted for the hub and topic the blog's feed names (idempotent:
     nothing changes while they stay the same). Another hub or topic replaces the old
     subscription, which is cancelled, and so is one whose feed names no hub any more. A
-    hub's refusal is respected for that hub and topic."""
+    hub's refusal is respected for that hub and topic.
+
+    `noted`: the blog's (hub, topic) pairs as `for_polling` read them before the fetch. When
+    the feed names one of them, or names none and there were none, nothing changes and
+    nothing is read: the common case of every changed feed a poll pass stores."""
     if blog.id is None:
         return None
     found = hub_and_topic(parsed, headers, blog.feed_url or "")
+    if noted is not None and (found in noted if found is not None else not noted):
+        return None
     rows = session.exec(
         select(Sub).where(Sub.blog_id == blog.id, Sub.state.in_((*LIVE, "denied")))
     ).all()
@@ -277,6 +289,28 @@ def pushed_until(*, session: Session, blog_ids: list[int]) -> dict[int, datetime
         )
     )
     return {blog_id: expires for blog_id, expires in rows}
+
+
+def for_polling(
+    *, session: Session, blog_ids: list[int]
+) -> tuple[dict[int, datetime], dict[int, frozenset[tuple[str, str]]]]:
+    """What a poll pass needs of these blogs' subscriptions, in one query for the batch:
+    `pushed_until`'s answer, and the (hub, topic) pairs of the subscriptions `note_hub`
+    keeps (live or refused), so storing a changed feed whose hub is unchanged reads none."""
+    if not blog_ids:
+        return {}, {}
+    rows = session.exec(
+        select(Sub.blog_id, Sub.state, Sub.expires_at, Sub.hub_url, Sub.topic_url).where(
+            Sub.blog_id.in_(blog_ids), Sub.state.in_((*LIVE, "denied"))
+        )
+    )
+    pushed: dict[int, datetime] = {}
+    pairs: dict[int, set[tuple[str, str]]] = {}
+    for blog_id, state, expires, hub, topic in rows:
+        if state == "active" and expires is not None:
+            pushed[blog_id] = expires
+        pairs.setdefault(blog_id, set()).add((hub, topic))
+    return pushed, {blog_id: frozenset(found) for blog_id, found in pairs.items()}
 
 
 @dataclass(frozen=True)

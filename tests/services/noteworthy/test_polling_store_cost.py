@@ -1,0 +1,89 @@
+"""The store path of a changed feed sends a fixed, small set of statements.
+
+In a poll pass every changed feed (a tenth of them in the poll bench) costs one
+transaction; what runs inside it was most of the pass's CPU. Counted here: every
+statement sent while storing one feed that gained one entry, on a real loopback server.
+"""
+
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from pbp.models import Blog, Campaign, Entry, Turn
+from pbp.services import campaigns
+from pbp.services.noteworthy import polling
+from tests.bench.test_bench_poll import rss
+from tests.feedserver import FeedServer
+
+NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def server():
+    with FeedServer("127.0.0.1") as srv:
+        yield srv
+
+
+@pytest.fixture
+def blog(engine, server):
+    with Session(engine, expire_on_commit=False) as session:
+        referee = campaigns.create_user(
+            session=session, email=f"ref-{id(server)}@cost.test", display_name="Ref"
+        )
+        campaign = campaigns.create_campaign(
+            session=session, referee=referee, name=f"Cost {id(server)}"
+        )
+        hero = campaigns.add_character(
+            session=session, campaign=campaign, name="Hero", feed_url=server.url("/feed.xml")
+        )
+        session.add(Turn(campaign_id=campaign.id, number=1, opened_at=NOW - timedelta(days=5)))
+        session.commit()
+        row = session.exec(select(Blog).where(Blog.character_id == hero.id)).one()
+    yield row
+    with Session(engine) as session:
+        session.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
+        session.commit()
+
+
+@contextmanager
+def statements(engine):
+    seen: list[str] = []
+
+    def listen(_conn, _cursor, statement, *_args):
+        seen.append(" ".join(statement.split()))
+
+    sa.event.listen(engine, "before_cursor_execute", listen)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", listen)
+
+
+def _serve(server, entries: int, etag: str) -> None:
+    body = rss(0, server.base_url, entries)
+    server.add("/feed.xml", body=body, etag=etag, content_type="application/rss+xml")
+
+
+def test_storing_one_changed_feed_reads_little(engine, server, blog, fetcher):
+    """One new entry in an already-polled feed: no SELECT per stored row (the campaign of
+    a flushed row is known), none for an unchanged hub, and the blog read once."""
+    _serve(server, 3, '"v1"')
+    polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=NOW)
+    _serve(server, 4, '"v2"')
+    later = NOW + timedelta(hours=1)
+    with statements(engine) as seen:
+        outcome = polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=later)
+    assert outcome.status == "ok" and outcome.report.new_entries == 1
+    with Session(engine) as session:
+        assert len(session.exec(select(Entry).where(Entry.blog_id == blog.id)).all()) == 4
+    selects = [s for s in seen if s.upper().startswith("SELECT")]
+    listing = "\n".join(selects)
+    # Before the fetch, for the batch: the blog with its campaign, the open turn, the
+    # WebSub subscriptions. The store: the blog, its stored entries, the campaign's turns.
+    assert len(selects) == 6, listing
+    assert not [s for s in selects if "FROM character" in s], listing  # campaign known
+    assert sum("FROM websub_subscription" in s for s in selects) == 1, listing
+    assert sum("FROM blog" in s for s in selects) == 2, listing
