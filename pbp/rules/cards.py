@@ -23,7 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from pbp.rules.errors import RulesError  # re-exported: the card games' refusals derive from it
+from pbp.rules.errors import (
+    RulesError as RulesError,
+)  # re-exported: the card games' refusals derive from it
 
 
 class CardError(RulesError):

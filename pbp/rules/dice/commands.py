@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar, overload
 
 from pbp.rules.dice.expr import Expression, parse_expression
 from pbp.rules.dice.source import RollError, RollLimitError, RollSyntaxError
@@ -88,7 +88,9 @@ class RollCommand:
         skill = getattr(self, "skill", None)
         if skill is None or skill.name is None:
             raise RollError("this roll has no named skill to resolve")
-        return replace(self, skill=SkillRef(skill.name, _bounded(score, "a score")))
+        # Only the subclasses have a `skill` field, so the change is passed as a mapping.
+        changes: dict[str, Any] = {"skill": SkillRef(skill.name, _bounded(score, "a score"))}
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -221,7 +223,11 @@ def find_roll_commands(post_text: str) -> list[RollCommand]:
     return commands
 
 
-def _split_args(words: list[str], kinds: dict, default: str | None) -> tuple[str, dict[str, str]]:
+# A roll kind's allowed and required argument names.
+Kinds = dict[str, tuple[set[str], set[str]]]
+
+
+def _split_args(words: list[str], kinds: Kinds, default: str | None) -> tuple[str, dict[str, str]]:
     kind = default
     if words and "=" not in words[0] and words[0].lower() in kinds:
         kind, words = words[0].lower(), words[1:]
@@ -259,7 +265,19 @@ def _bounded(value: int, what: str, low: int = -MAX_VALUE, high: int = MAX_VALUE
     return value
 
 
-def _int(args: dict[str, str], key: str, default=None, low=-MAX_VALUE, high=MAX_VALUE):
+@overload
+def _int(args: dict[str, str], key: str, default: int, low: int = ..., high: int = ...) -> int: ...
+@overload
+def _int(
+    args: dict[str, str], key: str, default: None = None, low: int = ..., high: int = ...
+) -> int | None: ...
+def _int(
+    args: dict[str, str],
+    key: str,
+    default: int | None = None,
+    low: int = -MAX_VALUE,
+    high: int = MAX_VALUE,
+) -> int | None:
     if key not in args:
         return default
     if not _INT.fullmatch(args[key]):

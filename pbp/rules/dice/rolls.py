@@ -127,7 +127,7 @@ def execute(command: RollCommand, source: random.Random | Dice) -> RollResult:
     return RollResult(command, dice.faces, total, reading, text)
 
 
-def _generic(command: GenericRoll, dice: DiceSource) -> tuple[int, dict, str]:
+def _generic(command: GenericRoll, dice: DiceSource) -> tuple[int, dict[str, Any], str]:
     result: ExpressionResult = evaluate(command.expression, dice)
     terms = [
         {
@@ -150,11 +150,11 @@ def _generic(command: GenericRoll, dice: DiceSource) -> tuple[int, dict, str]:
     return result.total, {"terms": terms, "capped": result.capped}, result.render()
 
 
-def _check_reading(c: one.Check) -> dict:
+def _check_reading(c: one.Check) -> dict[str, Any]:
     return {"faces": list(c.faces), "roll": c.roll, "target": c.target, "success": c.succeeded}
 
 
-def _one(command: OneRoll, dice: DiceSource) -> tuple[int, dict, str]:
+def _one(command: OneRoll, dice: DiceSource) -> tuple[int, dict[str, Any], str]:
     score = command.skill.score
     assert score is not None
     name = command.skill.label
@@ -184,7 +184,7 @@ def _one(command: OneRoll, dice: DiceSource) -> tuple[int, dict, str]:
     return quick.actor_total, reading, f"ONE quick contest, {name}: {quick.render()}"
 
 
-def _noir_dice(d: noir.NoirDice | None) -> dict | None:
+def _noir_dice(d: noir.NoirDice | None) -> dict[str, Any] | None:
     if d is None:
         return None
     return {
@@ -199,7 +199,7 @@ def _noir_dice(d: noir.NoirDice | None) -> dict | None:
     }
 
 
-def _difficulty_reading(r: noir.DifficultyRoll) -> dict:
+def _difficulty_reading(r: noir.DifficultyRoll) -> dict[str, Any]:
     return {
         "total": r.total,
         "automatic": r.automatic,
@@ -208,7 +208,7 @@ def _difficulty_reading(r: noir.DifficultyRoll) -> dict:
     }
 
 
-def _opposed_reading(r: noir.OpposedRoll) -> dict:
+def _opposed_reading(r: noir.OpposedRoll) -> dict[str, Any]:
     return {
         "actor": {"total": r.actor_total, "dice": _noir_dice(r.actor)},
         "opponent": {"total": r.opponent_total, "dice": _noir_dice(r.opponent)},
@@ -219,7 +219,7 @@ def _opposed_reading(r: noir.OpposedRoll) -> dict:
     }
 
 
-def _noir(command: NoirRoll, dice: DiceSource) -> tuple[int, dict, str]:
+def _noir(command: NoirRoll, dice: DiceSource) -> tuple[int, dict[str, Any], str]:
     reading: dict[str, Any] = {"kind": command.kind}
     if command.damage is not None:
         d = noir.damage_roll(dice, command.damage)

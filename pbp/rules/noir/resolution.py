@@ -11,7 +11,10 @@ import enum
 import re
 from dataclasses import dataclass
 
-from pbp.rules.dice.source import DiceSource, RollError, RollLimitError, RollSyntaxError
+from pbp.rules.dice.source import DiceSource as DiceSource
+from pbp.rules.dice.source import RollError as RollError
+from pbp.rules.dice.source import RollLimitError as RollLimitError
+from pbp.rules.dice.source import RollSyntaxError as RollSyntaxError
 
 D10 = 10
 DIFFICULTY = 20

@@ -17,6 +17,7 @@ from pbp.rules.noteworthy.model import (
     ActionReport,
     CharacterId,
     Entry,
+    EntryId,
     Flag,
     FlagKind,
     InvalidReason,
@@ -177,7 +178,9 @@ def read_target(entry: Entry, ctx: TurnContext, book: RulingBook) -> TargetReadi
     return detect_target(*entry_text, ctx.characters, ctx.canonical(entry.owner_id), aliases)
 
 
-def _rule_invalid(draft: Draft, ctx: TurnContext, challenged: set) -> InvalidReason | None:
+def _rule_invalid(
+    draft: Draft, ctx: TurnContext, challenged: set[CharacterId]
+) -> InvalidReason | None:
     """The first rule the challenge breaks, in the order the rules text states them."""
     challenger = ctx.character(draft.challenger_id)
     if challenger is None and ctx.joiner(draft.challenger_id) is not None:
@@ -255,7 +258,7 @@ def _describe(draft: Draft, ctx: TurnContext) -> None:
 
 def find_challenges(
     entries: list[Entry],
-    timelines: dict[object, MoodTimeline],
+    timelines: dict[EntryId, MoodTimeline],
     ctx: TurnContext,
     book: RulingBook,
 ) -> list[Draft]:
@@ -267,9 +270,11 @@ def find_challenges(
     """
     made = [e for e in entries if timelines[e.id].made_at is not None]
     made.sort(key=lambda e: (timelines[e.id].made_at, e.first_seen or e.published, str(e.id)))
-    drafts, challenged = [], set()
+    drafts: list[Draft] = []
+    challenged: set[CharacterId] = set()
     for entry in made:
         timeline = timelines[entry.id]
+        assert timeline.made_at is not None  # `made` holds only entries with a challenge
         target = read_target(entry, ctx, book)
         draft = Draft(entry, ctx.canonical(entry.owner_id), timeline.made_at, target)
         draft.invalid = _rule_invalid(draft, ctx, challenged)

@@ -141,7 +141,8 @@ class TurnContext:
     closes: datetime | None
     settings: Settings
     characters: tuple[Character, ...]
-    by_id: dict[CharacterId, Character]
+    # Keyed by the characters' ids; looked up with any id a ruling or note carries (object).
+    by_id: dict[object, Character]
     by_key: dict[str, Character]
     joined: tuple[Character, ...] = ()
 
@@ -151,8 +152,8 @@ class TurnContext:
         number: int,
         closes: datetime | None,
         settings: Settings,
-        characters: Iterable,
-        joined: Iterable = (),
+        characters: Iterable[Character],
+        joined: Iterable[Character] = (),
     ) -> TurnContext:
         cast = tuple(characters)
         return cls(
@@ -179,7 +180,7 @@ class TurnContext:
         found = self.by_id.get(character_id)
         return found if found is not None else self.by_key.get(subject_key(character_id))
 
-    def canonical(self, character_id: object) -> object:
+    def canonical(self, character_id: CharacterId | None) -> CharacterId | None:
         """The character's own id for ``character_id`` (so "3" from a form becomes 3)."""
         character = self.character(character_id)
         return character_id if character is None else character.id

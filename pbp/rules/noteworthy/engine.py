@@ -158,6 +158,27 @@ __all__ = [
     "read_stance",
     "run_campaign",
     "tally_turn",
+    "Draft",
+    "MoodTimeline",
+    "RulingBook",
+    "Tallying",
+    "TurnContext",
+    "decide",
+    "endgame_after",
+    "find_challenges",
+    "looks_like_challenge",
+    "mood_events",
+    "mutual_pairs",
+    "provocation",
+    "read_mood_timeline",
+    "report_mood",
+    "standings_after",
+    "subject_key",
+    "tally_final",
+    "tally_notes",
+    "void_both_sides",
+    "when",
+    "winner_and_loser",
 ]
 
 
@@ -192,7 +213,7 @@ def _group_notes(
     grouped: dict[EntryId, list[Note]] = {}
     challenging = []
     for note in notes:
-        entry_id = note.entry_id
+        entry_id: EntryId | None = note.entry_id
         if entry_id not in ids:
             entry_id = by_text.get(subject_key(entry_id))
             if entry_id is None:
@@ -257,7 +278,9 @@ def _read_entries(
     return timelines, actions, flags
 
 
-def _freeze(draft: Draft, tallying: Tallying, ctx: TurnContext, book: RulingBook):
+def _freeze(
+    draft: Draft, tallying: Tallying, ctx: TurnContext, book: RulingBook
+) -> ChallengeResult:
     outcome, why = decide(draft, tallying, ctx, book)
     return ChallengeResult(
         entry_id=draft.entry.id,
@@ -279,7 +302,10 @@ def _freeze(draft: Draft, tallying: Tallying, ctx: TurnContext, book: RulingBook
 
 
 def _final_entries(
-    entries: list[Entry], timelines: dict, finalists: tuple, ctx: TurnContext
+    entries: list[Entry],
+    timelines: dict[EntryId, MoodTimeline],
+    finalists: tuple[CharacterId, ...],
+    ctx: TurnContext,
 ) -> dict[CharacterId, list[Entry]]:
     """Each finalist's entries this turn; an entry with no mood is no game action."""
     with_mood = [e for e in entries if timelines[e.id].mood_at_close is not None]
@@ -288,8 +314,10 @@ def _final_entries(
 
 def _results_and_losers(
     challenges: tuple[ChallengeResult, ...], final: FinalResult | None, drafts: list[Draft]
-) -> tuple[list[CharacterId], set[CharacterId]]:
-    winners, losers = [], set()
+) -> tuple[list[CharacterId], set[CharacterId | None]]:
+    # A decided challenge has both ids; None stays out of the standings' lookups anyway.
+    winners: list[CharacterId] = []
+    losers: set[CharacterId | None] = set()
     for draft, result in zip(drafts, challenges, strict=True):
         winner, loser = winner_and_loser(draft, result.outcome)
         if winner is not None:
@@ -301,7 +329,9 @@ def _results_and_losers(
     return list(dict.fromkeys(winners)), losers
 
 
-def _summary(inp: TurnInput, ctx: TurnContext, eliminated: tuple, extra: list[str]) -> tuple:
+def _summary(
+    inp: TurnInput, ctx: TurnContext, eliminated: tuple[CharacterId, ...], extra: list[str]
+) -> tuple[str, ...]:
     state = f"closed {when(inp.closes)}" if inp.closes else "still open; provisional"
     lines = [f"Turn {inp.number} ({state})."]
     if eliminated:

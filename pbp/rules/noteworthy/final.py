@@ -17,6 +17,7 @@ from pbp.rules.noteworthy.model import (
     Endgame,
     EndgamePhase,
     Entry,
+    EntryId,
     FinalResult,
     FinalSide,
     Flag,
@@ -41,7 +42,9 @@ from pbp.rules.noteworthy.positions import (
 Vote = tuple[NoteFacts, CharacterId | None]
 
 
-def _skip_voter(facts: NoteFacts, finalists: tuple, ctx: TurnContext) -> IgnoredNote | None:
+def _skip_voter(
+    facts: NoteFacts, finalists: tuple[CharacterId, ...], ctx: TurnContext
+) -> IgnoredNote | None:
     """Noteworthy: in the final "each outsider may now post a note supporting one side"."""
     if facts.ruled_count is False:
         return ignore(facts, IgnoreReason.REFEREE, facts.ruling_note)
@@ -58,7 +61,9 @@ def _skip_voter(facts: NoteFacts, finalists: tuple, ctx: TurnContext) -> Ignored
     return None
 
 
-def _side(facts: NoteFacts, owner: CharacterId, finalists: tuple) -> CharacterId | None:
+def _side(
+    facts: NoteFacts, owner: CharacterId, finalists: tuple[CharacterId, ...]
+) -> CharacterId | None:
     """A note supports the finalist whose entry it is on; an explicit "Oppose" there backs the
     rival; an ambiguous note has no side until the referee rules."""
     if facts.stance is Stance.SUPPORT:
@@ -70,8 +75,8 @@ def _side(facts: NoteFacts, owner: CharacterId, finalists: tuple) -> CharacterId
 
 def _collect_votes(
     entries: Mapping[CharacterId, list[Entry]],
-    notes: Mapping[object, list[Note]],
-    finalists: tuple,
+    notes: Mapping[EntryId, list[Note]],
+    finalists: tuple[CharacterId, ...],
     ctx: TurnContext,
     book: RulingBook,
     ignored: list[IgnoredNote],
@@ -96,11 +101,11 @@ def _collect_votes(
 
 def _latest_votes(
     votes: list[Vote], ctx: TurnContext, ignored: list[IgnoredNote]
-) -> dict[CharacterId, Vote]:
+) -> dict[CharacterId | None, Vote]:
     """Noteworthy: "a later note moves the vote"; support for both sides -> only the most
     recent holds (the earlier is listed as "both sides")."""
     votes = sorted(votes, key=lambda vote: recency(vote[0].note))
-    latest: dict[CharacterId, Vote] = {}
+    latest: dict[CharacterId | None, Vote] = {}
     for facts, side in votes:
         earlier = latest.get(facts.author_id)
         if earlier is not None:
@@ -115,13 +120,17 @@ def _latest_votes(
 
 def _final_position(facts: NoteFacts, side: CharacterId | None, ctx: TurnContext) -> Position:
     note = facts.note
+    assert facts.author_id is not None  # _skip_voter ignored the notes of no character
     backs = f"backs {ctx.name(side)}" if side is not None else "takes an ambiguous position"
     why = f"{ctx.name(facts.author_id)} {backs} (note {note.id}, {when(note.published)})."
     return Position(facts.author_id, note.id, facts.stance, note.published, why)
 
 
 def _final_tiebreak(
-    finalists: tuple, entries: Mapping, ctx: TurnContext, book: RulingBook
+    finalists: tuple[CharacterId, ...],
+    entries: Mapping[CharacterId, list[Entry]],
+    ctx: TurnContext,
+    book: RulingBook,
 ) -> CharacterId | None:
     subjects = [None] + [entry.id for owned in entries.values() for entry in owned]
     for subject in subjects:
@@ -138,7 +147,12 @@ def _final_tiebreak(
 
 
 def _decide_final(
-    finalists: tuple, counts: dict, pending: int, entries: Mapping, ctx, book
+    finalists: tuple[CharacterId, CharacterId],
+    counts: dict[CharacterId, int],
+    pending: int,
+    entries: Mapping[CharacterId, list[Entry]],
+    ctx: TurnContext,
+    book: RulingBook,
 ) -> tuple[CharacterId | None, str, Flag | None]:
     """Noteworthy: "the referee totals the votes and resolves the challenge normally".
 
@@ -163,7 +177,7 @@ def _decide_final(
 def tally_final(
     finalists: tuple[CharacterId, CharacterId],
     entries: Mapping[CharacterId, list[Entry]],
-    notes: Mapping[object, list[Note]],
+    notes: Mapping[EntryId, list[Note]],
     ctx: TurnContext,
     book: RulingBook,
 ) -> FinalResult:
@@ -177,8 +191,8 @@ def tally_final(
     ]
     votes = _collect_votes(entries, notes, finalists, ctx, book, ignored, flags)
     latest = _latest_votes(votes, ctx, ignored)
-    sides = {f: [] for f in finalists}
-    pending = []
+    sides: dict[CharacterId | None, list[Position]] = {f: [] for f in finalists}
+    pending: list[Position] = []
     for facts, side in latest.values():
         sides.get(side, pending).append(_final_position(facts, side, ctx))
     counts = {f: len(sides[f]) for f in finalists}

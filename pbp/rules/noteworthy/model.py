@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
+from typing import TypeVar
 
 # A setting or request a user can get wrong raises RulesError (re-exported here), its message
 # written for that user. The tally itself never raises on odd data: it flags it for the referee.
-from pbp.rules.errors import RulesError
+from pbp.rules.errors import RulesError as RulesError
 
 CharacterId = int | str
 EntryId = int | str
@@ -223,7 +224,11 @@ class Ruling:
     note: str = ""
 
 
-def _frozen_map(mapping: Mapping) -> Mapping:
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _frozen_map(mapping: Mapping[_K, _V]) -> Mapping[_K, _V]:
     return MappingProxyType(dict(mapping))
 
 

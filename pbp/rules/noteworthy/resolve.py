@@ -6,6 +6,8 @@ in the setting ... The loser becomes an outsider and is no longer able to advanc
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from pbp.rules.noteworthy.challenges import Draft
 from pbp.rules.noteworthy.context import RulingBook, TurnContext, subject_key
 from pbp.rules.noteworthy.model import (
@@ -34,7 +36,7 @@ Judged = tuple[Draft, Tallying]
 
 def mutual_pairs(judged: list[Judged]) -> list[tuple[Judged, Judged]]:
     """Pairs of live challenges where two characters challenge each other."""
-    by_pair = {
+    by_pair: dict[tuple[CharacterId | None, CharacterId | None], Judged] = {
         (draft.challenger_id, draft.target_id): (draft, tallying)
         for draft, tallying in judged
         if draft.live and draft.target_id is not None
@@ -155,7 +157,7 @@ def decide(
 
 def winner_and_loser(
     draft: Draft, outcome: Outcome
-) -> tuple[CharacterId, CharacterId] | tuple[None, None]:
+) -> tuple[CharacterId | None, CharacterId | None]:
     if outcome is Outcome.CHALLENGER_WINS:
         return draft.challenger_id, draft.target_id
     if outcome is Outcome.TARGET_WINS:
@@ -164,7 +166,7 @@ def winner_and_loser(
 
 
 def standings_after(
-    characters: tuple[Character, ...], losers: set[CharacterId]
+    characters: tuple[Character, ...], losers: AbstractSet[CharacterId | None]
 ) -> tuple[Character, ...]:
     """Noteworthy: "The loser becomes an outsider" -- of any challenge that turn, since all
     of a turn's challenges are resolved against the standings at the turn's start."""

@@ -144,7 +144,9 @@ def _name_key(name: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def _name_matcher(names: tuple[tuple[str, CharacterId], ...]) -> tuple[re.Pattern, dict]:
+def _name_matcher(
+    names: tuple[tuple[str, CharacterId], ...],
+) -> tuple[re.Pattern[str], dict[str, CharacterId]]:
     """One regex over every name and alias, longest first, so "Vance Holt" wins over "Vance".
 
     Whole words only; a trailing possessive ("Vance's", "Vance’s") still names Vance.

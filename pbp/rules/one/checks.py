@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from pbp.rules.dice.source import DiceSource
-from pbp.rules.errors import RulesError
+from pbp.rules.dice.source import DiceSource as DiceSource
+from pbp.rules.errors import RulesError as RulesError
 
 STATS = ("STR", "INT", "DEX", "HLT", "SPD")
 STAT_MIN, STAT_MAX = 2, 12

@@ -278,9 +278,10 @@ def flip_turn(game: Game, *, conflict_id: str, rng: random.Random) -> Outcome[Ga
     reds = (sum(c.is_red for c in cards[0]), sum(c.is_red for c in cards[1]))
     deck = conflict.deck
     draws: tuple[tuple[Card, Card], ...] = ()
+    narrator: int
     if reds[0] != reds[1]:
-        winner: int | None = 0 if reds[0] > reds[1] else 1
-        narrator, reason = winner, "most red cards"
+        narrator, reason = (0 if reds[0] > reds[1] else 1), "most red cards"
+        winner: int | None = narrator
     else:
         winner = None
         narrator, reason, draws, deck = break_tie(cards, deck, rng)
@@ -319,6 +320,7 @@ def _conclude(game: Game, conflict: Conflict, rng: random.Random) -> tuple[Confl
     """ "After narrating turn 3 the side with the highest total number of successes in the
     conflict gets to conclude it." The text is silent on a tie; see Settings."""
     totals = [sum(r.successes[i] for r in conflict.results) for i in (0, 1)]
+    draws: tuple[tuple[Card, Card], ...]
     if totals[0] != totals[1]:
         concluder, reason, draws = (0 if totals[0] > totals[1] else 1), "most successes", ()
     elif game.settings.conclusion_tie_break is ConclusionTieBreak.GM_DECIDES:

@@ -93,6 +93,14 @@ __all__ = [
     "start_conflict",
     "start_game",
     "view_for",
+    "Deck",
+    "Event",
+    "FIRST_RAT_ROUND",
+    "LAST_ROUND",
+    "Outcome",
+    "Viewer",
+    "apply_final_round",
+    "conflicts_set",
 ]
 
 

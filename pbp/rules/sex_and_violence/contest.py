@@ -154,7 +154,9 @@ def _split(
         unknown = [target for target in cards if target not in contest.targets]
         if unknown:
             raise SexAndViolenceError(f"{unknown[0]!r} is not an opponent in this fight.")
-        parts = [(target, tuple(cards[target])) for target in contest.targets if target in cards]
+        parts: list[tuple[str | None, tuple[Card, ...]]] = [
+            (target, tuple(cards[target])) for target in contest.targets if target in cards
+        ]
         if any(not part for _, part in parts) or not parts:
             raise SexAndViolenceError("Bid at least one card against each opponent you name.")
         return parts
@@ -165,7 +167,12 @@ def _split(
     return [(contest.targets[0] if contest.targets else None, tuple(cards))]
 
 
-def _bid_event(game: Game, contest: Contest, character: Character, parts: list) -> Event:
+def _bid_event(
+    game: Game,
+    contest: Contest,
+    character: Character,
+    parts: list[tuple[str | None, tuple[Card, ...]]],
+) -> Event:
     pieces = [
         f"{describe_cards(part)} against {game.target_name(target)}" for target, part in parts
     ]
@@ -230,6 +237,7 @@ def respond_to_ace(
         game = _slay(game, defender)
         text = f"{name} cannot double the bid and dies instantly (lethal blow)."
     events.append(Event(kind="ace_answer", text=text, data={"effect": effect, "met": meets}))
+    assert game.contest is not None  # _slay keeps the fight going
     attacks = list(game.contest.attacks)
     attacks[index] = attack
     game = replace(game, contest=replace(game.contest, attacks=tuple(attacks)))

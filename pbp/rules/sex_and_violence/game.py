@@ -109,6 +109,19 @@ __all__ = [
     "swap_opening_card",
     "take_wounds",
     "view_for",
+    "Card",
+    "Deck",
+    "Event",
+    "KING",
+    "Outcome",
+    "Suit",
+    "Viewer",
+    "describe_cards",
+    "draw_into_hand",
+    "encode_cards",
+    "number_deck",
+    "shuffle_new_deck",
+    "take_from_deck",
 ]
 
 
