@@ -162,8 +162,8 @@ class FeedNote:
     def identity_key(self) -> str:
         if self.normalized_source_id:
             return "guid:" + self.normalized_source_id
-        if normalize_identifier(self.url):
-            return "link:" + normalize_identifier(self.url)
+        if link := normalize_identifier(self.url):
+            return "link:" + link
         return "hash:" + self.fallback_key
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from adapters.base import FeedEntry, FeedNote, Parsed, fallback_key
@@ -49,7 +49,7 @@ def to_int(value: Any) -> int | None:
     return number if number >= 0 else None
 
 
-def safe_url(value: Any) -> str | None:
+def safe_url(value: object) -> str | None:
     """*value* if it is an absolute http(s) URL, else None.
 
     Stored links end up in ``href`` attributes; a feed must not be able to plant
@@ -80,7 +80,7 @@ def namespace_prefix(parsed: Parsed, test: Callable[[str], bool]) -> str | None:
     """The (lower-cased) prefix feedparser used for the first namespace URI passing *test*."""
     for prefix, uri in (get(parsed, "namespaces") or {}).items():
         if prefix and isinstance(uri, str) and test(uri):
-            return prefix.lower()
+            return cast(str, prefix.lower())  # feedparser's namespace prefixes are text
     return None
 
 
@@ -128,13 +128,13 @@ def body_source(item: Any) -> str:
     contents = [c for c in get(item, "content") or () if get(c, "value")]
     for c in contents:
         if (get(c, "type") or "").lower() in HTML_TYPES:
-            return get(c, "value")
+            return cast(str, get(c, "value"))  # feedparser's content values are text
     summary = get(item, "summary")
     detail = get(item, "summary_detail") or {}
     # Without its own detail, feedparser's summary is a copy of the first content block.
     default_type = get(contents[0], "type") if contents else "text/html"
     if summary and (get(detail, "type") or default_type or "").lower() in HTML_TYPES:
-        return summary
+        return cast(str, summary)
     if contents:
         return text_to_html(get(contents[0], "value"))
     return text_to_html(summary) if summary else ""
@@ -197,6 +197,8 @@ class FeedAdapter:
     def make_entry(self, item: Any, parsed: Parsed) -> FeedEntry:
         body = body_source(item)
         field_mood = clean_text(self.field_mood(item, parsed)) or None
+        mood: str | None
+        mood_source: str | None
         if field_mood:
             mood, mood_source = field_mood, "field"
         else:

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 _local = threading.local()
 
@@ -62,7 +63,14 @@ def bounded(timeout: float | None) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
-class _Bounded:
+if TYPE_CHECKING:
+    # The mixin is only ever mixed into socket classes: mypy checks it as one.
+    _SocketBase = socket.socket
+else:
+    _SocketBase = object
+
+
+class _Bounded(_SocketBase):
     """Mixin for socket classes: the timeout a caller sets (urllib3 sets the connect, then
     the read timeout) is remembered and applied to each call, cut to the deadline."""
 
@@ -81,23 +89,23 @@ class _Bounded:
         if left is not None:
             super().settimeout(bounded(self._timeout))
 
-    def connect(self, address) -> None:
+    def connect(self, address: Any) -> None:
         self._limit()
         return super().connect(address)
 
-    def recv(self, *args):
+    def recv(self, *args: Any) -> bytes:
         self._limit()
         return super().recv(*args)
 
-    def recv_into(self, *args):
+    def recv_into(self, *args: Any) -> int:
         self._limit()
         return super().recv_into(*args)
 
-    def send(self, *args):
+    def send(self, *args: Any) -> int:
         self._limit()
         return super().send(*args)
 
-    def sendall(self, *args):
+    def sendall(self, *args: Any) -> None:
         self._limit()
         return super().sendall(*args)
 
@@ -109,15 +117,15 @@ class DeadlineSocket(_Bounded, socket.socket):
 class DeadlineSSLSocket(_Bounded, ssl.SSLSocket):
     """The same for TLS: SSLSocket.read and the handshake each get one bounded timeout."""
 
-    def read(self, *args):
+    def read(self, *args: Any) -> bytes:
         self._limit()
         return super().read(*args)
 
-    def write(self, *args):
+    def write(self, *args: Any) -> int:
         self._limit()
         return super().write(*args)
 
-    def do_handshake(self, *args):
+    def do_handshake(self, *args: Any) -> None:
         self._limit()
         return super().do_handshake(*args)
 

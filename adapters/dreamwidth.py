@@ -50,7 +50,9 @@ def latest_comments_url(journal_url: str | None) -> str | None:
 
 
 def _is_thread_url(url: str | None) -> bool:
-    return bool(url) and ("thread=" in url or "#cmt" in url)
+    if not url:
+        return False
+    return "thread=" in url or "#cmt" in url
 
 
 class DreamwidthAdapter(LiveJournalAdapter):

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from http.cookiejar import DefaultCookiePolicy
+from typing import Any
 from urllib.parse import urljoin
 
 import requests
@@ -500,7 +501,7 @@ class Fetcher:
                 error = FeedError("The feed address returned an empty response.", url=base.url)
                 return self._failure(base, FetchStatus.FAILED, error, interval)
             digest = content_hash(doc.body)
-            validators = {
+            validators: dict[str, Any] = {
                 "etag": doc.headers.get("etag"),
                 "last_modified": doc.headers.get("last-modified"),
                 "content_hash": digest,

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping
+from typing import cast
 
 from adapters.base import ParsedFeed
 from adapters.errors import FeedError, FeedTooComplex
@@ -69,7 +70,7 @@ def parse_in_child(body: bytes, headers: Mapping[str, str], kind: str | None) ->
     # our own child's answer: the feed's text only ever travels inside plain data
     ok, value = pickle.loads(child.stdout)  # noqa: S301
     if ok:
-        return value
+        return cast(ParsedFeed, value)  # main() below sends (True, a ParsedFeed)
     raise value
 
 
@@ -84,7 +85,10 @@ def main() -> int:
     _limit_self()
     body, headers, kind = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 (our parent)
     try:
-        answer = (True, parse_feed(body, headers, kind, isolated=True))
+        answer: tuple[bool, ParsedFeed | FeedError] = (
+            True,
+            parse_feed(body, headers, kind, isolated=True),
+        )
     except FeedError as exc:
         answer = (False, exc)
     sys.stdout.buffer.write(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))

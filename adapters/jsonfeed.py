@@ -8,6 +8,7 @@ Nothing in it is trusted: all text still goes through adapters.sanitize.
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,7 +23,7 @@ def looks_like_json(body: bytes, content_type: str) -> bool:
     return body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
 
 
-def _date(value: Any):
+def _date(value: Any) -> time.struct_time | None:
     if not isinstance(value, str):
         return None
     try:

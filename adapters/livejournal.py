@@ -8,7 +8,7 @@ are skipped: a game must never republish a locked entry.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from adapters.base import Parsed
 from adapters.common import (
@@ -56,7 +56,7 @@ class LiveJournalAdapter(FeedAdapter):
         return security is None or str(security).strip().lower() == "public"
 
     def field_mood(self, item: Any, parsed: Parsed) -> str | None:
-        return self.field(item, parsed, "mood")
+        return cast(str | None, self.field(item, parsed, "mood"))  # lj:mood is text
 
     def comment_count(self, item: Any, parsed: Parsed) -> int | None:
         return to_int(self.field(item, parsed, "reply-count"))

@@ -60,7 +60,9 @@ def _not_a_feed(body: bytes, content_type: str) -> NotAFeed:
     return NotAFeed("This address does not serve an RSS, Atom or JSON feed.")
 
 
-def parse_with_feedparser(body: bytes, headers: Mapping[str, str]) -> tuple[object, list]:
+def parse_with_feedparser(
+    body: bytes, headers: Mapping[str, str]
+) -> tuple[object, list[FeedWarning]]:
     """Run feedparser safely on *body*; returns (result, warnings)."""
     warnings: list[FeedWarning] = []
     body, stripped = strip_doctype(body)

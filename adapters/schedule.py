@@ -36,7 +36,8 @@ def backoff_delay(
     if failure_count <= 0:
         return interval
     exponent = min(failure_count - 1, 32)  # 2**32 × any interval is far past the cap
-    return min(cap, interval * (2**exponent))
+    factor: int = 2**exponent
+    return min(cap, interval * factor)
 
 
 def parse_retry_after(value: str | None, now: datetime) -> timedelta | None:

@@ -23,6 +23,7 @@ import ssl
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 import requests.adapters
@@ -35,6 +36,8 @@ from adapters.errors import BlockedURL, FeedTimeout, FeedUnreachable
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+# One getaddrinfo answer: (family, type, proto, canonname, sockaddr).
+AddrInfo = tuple[Any, ...]
 ALLOWED_SCHEMES = ("http", "https")
 
 
@@ -46,7 +49,9 @@ class AddressPolicy:
     allowed_networks: tuple[Network, ...] = ()
 
     @classmethod
-    def build(cls, allow_private: bool = False, allowed_networks: Iterable[str] = ()):
+    def build(
+        cls, allow_private: bool = False, allowed_networks: Iterable[str] = ()
+    ) -> AddressPolicy:
         return cls(allow_private, tuple(ipaddress.ip_network(n) for n in allowed_networks))
 
     def refusal(self, address: IPAddress) -> str | None:
@@ -83,7 +88,7 @@ def blocked_reason(address: IPAddress) -> str | None:
     if isinstance(address, ipaddress.IPv6Address):
         tunnel = _tunnelled(address)
         inner = tunnel and blocked_reason(tunnel[1])
-        if inner:
+        if inner and tunnel:
             return f"{tunnel[0]}-wrapped {inner}"
         if address in _SITE_LOCAL:
             return "site-local"
@@ -119,7 +124,7 @@ def split_url(url: str) -> tuple[str, str, int]:
     return scheme, parts.hostname, port or (443 if scheme == "https" else 80)
 
 
-def resolve(host: str, port: int) -> list[tuple]:
+def resolve(host: str, port: int) -> list[AddrInfo]:
     """getaddrinfo for TCP; looked up through the socket module so tests can monkeypatch it."""
     return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
 
@@ -132,7 +137,7 @@ def _is_address(host: str) -> bool:
     return True
 
 
-def resolve_in_time(host: str, port: int) -> list[tuple]:
+def resolve_in_time(host: str, port: int) -> list[AddrInfo]:
     """``resolve``, given up on when the thread's deadline passes.
 
     getaddrinfo has no timeout of its own (a slow DNS server for the blog's domain holds it
@@ -142,7 +147,7 @@ def resolve_in_time(host: str, port: int) -> list[tuple]:
     left = deadline.remaining()
     if left is None or _is_address(host):
         return resolve(host, port)
-    outcome: list = []
+    outcome: list[list[AddrInfo] | Exception] = []
 
     def lookup() -> None:
         try:
@@ -160,7 +165,7 @@ def resolve_in_time(host: str, port: int) -> list[tuple]:
     return outcome[0]
 
 
-def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[tuple]:
+def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[AddrInfo]:
     """Resolve *host* and return its addrinfo tuples, or raise BlockedURL if ANY is refused.
 
     Refusing the whole name when one address is private avoids depending on which address
@@ -184,7 +189,9 @@ def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[tuple
     return infos
 
 
-def check_url(url: str, *, allow_private: bool = False, policy: AddressPolicy | None = None):
+def check_url(
+    url: str, *, allow_private: bool = False, policy: AddressPolicy | None = None
+) -> None:
     """Validate a submitted feed URL (scheme and resolved addresses); raises BlockedURL."""
     policy = policy or AddressPolicy(allow_private=allow_private)
     _, host, port = split_url(url)
@@ -195,7 +202,14 @@ def check_url(url: str, *, allow_private: bool = False, policy: AddressPolicy | 
         raise
 
 
-class _GuardedConnectionMixin:
+if TYPE_CHECKING:
+    # The mixin is only ever mixed into urllib3's connection classes: mypy checks it as one.
+    _ConnectionBase = HTTPConnection
+else:
+    _ConnectionBase = object
+
+
+class _GuardedConnectionMixin(_ConnectionBase):
     """Replace urllib3's socket creation: resolve, validate, connect to the validated IP.
 
     The socket is a DeadlineSocket (and, once TLS is on, a DeadlineSSLSocket), so the
@@ -238,20 +252,24 @@ class _GuardedConnectionMixin:
             self.sock = deadline.bound_tls(self.sock)
 
 
-def guarded_adapter(policy: AddressPolicy, **kwargs) -> requests.adapters.HTTPAdapter:
+def guarded_adapter(policy: AddressPolicy, **kwargs: Any) -> requests.adapters.HTTPAdapter:
     """A requests HTTPAdapter whose connections enforce *policy* on every connect."""
-    http_conn = type("GuardedHTTPConnection", (_GuardedConnectionMixin, HTTPConnection), {})
-    https_conn = type("GuardedHTTPSConnection", (_GuardedConnectionMixin, HTTPSConnection), {})
+    http_conn: type[_GuardedConnectionMixin] = type(
+        "GuardedHTTPConnection", (_GuardedConnectionMixin, HTTPConnection), {}
+    )
+    https_conn: type[_GuardedConnectionMixin] = type(
+        "GuardedHTTPSConnection", (_GuardedConnectionMixin, HTTPSConnection), {}
+    )
     http_conn.policy = https_conn.policy = policy
     http_pool = type("GuardedHTTPPool", (HTTPConnectionPool,), {"ConnectionCls": http_conn})
     https_pool = type("GuardedHTTPSPool", (HTTPSConnectionPool,), {"ConnectionCls": https_conn})
 
     class GuardedHTTPAdapter(requests.adapters.HTTPAdapter):
-        def init_poolmanager(self, *args, **pool_kwargs):
+        def init_poolmanager(self, *args: Any, **pool_kwargs: Any) -> None:
             super().init_poolmanager(*args, **pool_kwargs)
             self.poolmanager.pool_classes_by_scheme = {"http": http_pool, "https": https_pool}
 
-        def proxy_manager_for(self, proxy, **proxy_kwargs):
+        def proxy_manager_for(self, proxy: Any, **proxy_kwargs: Any) -> NoReturn:
             raise BlockedURL("Feeds are fetched directly; proxies are not supported.")
 
     return GuardedHTTPAdapter(**kwargs)
