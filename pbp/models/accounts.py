@@ -7,11 +7,11 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from pbp.models.base import _created
+from pbp.models.base import RowId, _created
 
 
 class User(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     email: str = Field(max_length=320, unique=True)
     display_name: str = Field(max_length=120)
     password_hash: str | None = Field(default=None, max_length=400)

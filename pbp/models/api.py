@@ -16,7 +16,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from pbp.models.base import _choices, _created, _fk, _json, _time
+from pbp.models.base import RowId, _choices, _created, _fk, _json, _time
 
 TOKEN_SCOPES = ("read", "write")
 
@@ -25,7 +25,7 @@ class ApiToken(SQLModel, table=True):
     __tablename__ = "api_token"
     __table_args__ = (_choices("scope", TOKEN_SCOPES),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     user_id: int = _fk("user.id")
     name: str = Field(max_length=100)
     # hex SHA-256 of the whole token; tokens are random, so no salt or slow hash is needed
@@ -41,7 +41,7 @@ class IdempotencyRecord(SQLModel, table=True):
     __tablename__ = "idempotency_record"
     __table_args__ = (sa.UniqueConstraint("user_id", "key"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     user_id: int = _fk("user.id")
     key: str = Field(max_length=200)
     method: str = Field(max_length=10)

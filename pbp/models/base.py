@@ -10,11 +10,20 @@ SQLite and PostgreSQL.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
+
+# A table's integer primary key. At run time the field is `int | None` as SQLModel needs (None
+# until the row's first flush), so the columns, validation and schemas are as before. mypy reads
+# it as `int`: the code handles stored rows, and with `int | None` every `row.id` passed on would
+# need a check for a case that cannot happen (issue #18 item 7).
+if TYPE_CHECKING:
+    RowId = int
+else:
+    RowId = int | None
 
 # Deterministic constraint names: Alembic needs them to alter tables later (SQLite
 # rebuilds tables in batch mode and must find each constraint by name).

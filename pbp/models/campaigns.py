@@ -11,6 +11,7 @@ from pbp.models.base import (
     CAMPAIGN_STATUSES,
     CHARACTER_STATUSES,
     ROLES,
+    RowId,
     _choices,
     _created,
     _fk,
@@ -25,7 +26,7 @@ class Campaign(SQLModel, table=True):
         sa.CheckConstraint("slug <> ''", name="slug_not_empty"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     slug: str = Field(max_length=80, unique=True)
     name: str = Field(max_length=200)
     ruleset: str = Field(max_length=40)
@@ -45,7 +46,7 @@ class Membership(SQLModel, table=True):
         _choices("role", ROLES),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     user_id: int = _fk("user.id")
     role: str = Field(max_length=16)
@@ -60,7 +61,7 @@ class Invite(SQLModel, table=True):
 
     __table_args__ = (_choices("role", ROLES),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     # The character the invited player will play, if the referee made it already.
     character_id: int | None = _fk("character.id", nullable=True)
@@ -80,7 +81,7 @@ class Character(SQLModel, table=True):
         _choices("status", CHARACTER_STATUSES),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     # NULL until the invited player signs up: the referee builds the roster first.
     user_id: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
@@ -95,7 +96,7 @@ class Character(SQLModel, table=True):
 
 
 class AuditLog(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int | None = _fk("campaign.id", nullable=True)
     actor_id: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
     action: str = Field(max_length=80)

@@ -21,7 +21,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from pbp.models.base import _choices, _created, _fk, _json
+from pbp.models.base import RowId, _choices, _created, _fk, _json
 
 CARD_RULESETS = ("sex-and-violence", "one-can-have-her")
 
@@ -32,7 +32,7 @@ class CardGame(SQLModel, table=True):
     __tablename__ = "card_game"
     __table_args__ = (_choices("ruleset", CARD_RULESETS),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     thread_id: int = _fk("forum_thread.id", unique=True)
     ruleset: str = Field(max_length=40)
@@ -49,7 +49,7 @@ class CardEvent(SQLModel, table=True):
     __tablename__ = "card_event"
     __table_args__ = (sa.UniqueConstraint("game_id", "seq"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     game_id: int = _fk("card_game.id")
     seq: int
     actor_id: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")

@@ -14,7 +14,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from pbp.models.base import _choices, _created, _fk, _json, _time
+from pbp.models.base import RowId, _choices, _created, _fk, _json, _time
 
 POST_KINDS = ("ic", "ooc")  # in character, out of character
 # "all": everyone who can read the forum; "gm": the author and the GM; "whisper": the
@@ -34,7 +34,7 @@ class Thread(SQLModel, table=True):
     __tablename__ = "forum_thread"
     __table_args__ = (sa.CheckConstraint("title <> ''", name="title_not_empty"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     title: str = Field(max_length=200)
     created_by: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
@@ -56,7 +56,7 @@ class Post(SQLModel, table=True):
         sa.UniqueConstraint("author_id", "client_token"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     thread_id: int = _fk("forum_thread.id")
     author_id: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
     character_id: int | None = _fk("character.id", nullable=True, ondelete="SET NULL")
@@ -75,7 +75,7 @@ class PostRevision(SQLModel, table=True):
 
     __tablename__ = "forum_post_revision"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     post_id: int = _fk("forum_post.id")
     body: str = Field(default="", sa_type=sa.Text)
     edited_by: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
@@ -88,7 +88,7 @@ class PostRecipient(SQLModel, table=True):
     __tablename__ = "forum_post_recipient"
     __table_args__ = (sa.UniqueConstraint("post_id", "user_id"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     post_id: int = _fk("forum_post.id")
     user_id: int = _fk("user.id")
 
@@ -99,7 +99,7 @@ class Watch(SQLModel, table=True):
     __tablename__ = "forum_watch"
     __table_args__ = (sa.UniqueConstraint("thread_id", "user_id"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     thread_id: int = _fk("forum_thread.id")
     user_id: int = _fk("user.id")
     created_at: datetime = _created()
@@ -111,7 +111,7 @@ class Sheet(SQLModel, table=True):
 
     __tablename__ = "forum_sheet"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     character_id: int = _fk("character.id", unique=True)
     ruleset: str = Field(max_length=40)
     data: dict = _json()
@@ -128,7 +128,7 @@ class CampaignSecret(SQLModel, table=True):
 
     __tablename__ = "campaign_secret"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id", unique=True)
     seed: str = Field(max_length=128)
     commitment: str = Field(max_length=64)

@@ -7,7 +7,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from pbp.models.base import OUTBOX_STATUSES, _choices, _created, _fk, _json, _time
+from pbp.models.base import OUTBOX_STATUSES, RowId, _choices, _created, _fk, _json, _time
 
 
 class OutboxMessage(SQLModel, table=True):
@@ -16,7 +16,7 @@ class OutboxMessage(SQLModel, table=True):
 
     __table_args__ = (_choices("status", OUTBOX_STATUSES),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int | None = _fk("campaign.id", nullable=True)
     kind: str = Field(max_length=40)
     dedupe_key: str = Field(max_length=200, unique=True)

@@ -13,6 +13,7 @@ from pbp.models.base import (
     EVENT_MODES,
     STANCES,
     TURN_STATUSES,
+    RowId,
     _choices,
     _created,
     _fk,
@@ -29,7 +30,7 @@ class Blog(SQLModel, table=True):
         ),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     character_id: int = _fk("character.id", unique=True)
     kind: str = Field(max_length=16)
     feed_url: str | None = Field(default=None, max_length=2000)
@@ -59,7 +60,7 @@ class Turn(SQLModel, table=True):
         sa.CheckConstraint("number >= 1", name="number_positive"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     number: int
     status: str = Field(default="open", max_length=16)
@@ -87,7 +88,7 @@ class Event(SQLModel, table=True):
         ),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     turn_id: int = _fk("turn.id")
     character_id: int | None = _fk("character.id", nullable=True)
     mode: str = Field(default="all", max_length=16)
@@ -102,7 +103,7 @@ class Entry(SQLModel, table=True):
         sa.Index("ix_entry_character_published", "character_id", "published_at"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     blog_id: int = _fk("blog.id")
     character_id: int = _fk("character.id")
     turn_id: int | None = _fk("turn.id", nullable=True, ondelete="SET NULL")
@@ -126,7 +127,7 @@ class EntryRevision(SQLModel, table=True):
     """Every version of an entry as pbp saw it, the first included: the history the
     referee reads, and the mood timeline the rules need (withdrawals)."""
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     entry_id: int = _fk("entry.id")
     seen_at: datetime = _created()
     title: str = Field(default="", max_length=1000)
@@ -160,7 +161,7 @@ class Note(SQLModel, table=True):
         ),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     entry_id: int = _fk("entry.id")
     source_id: str = Field(max_length=1000)
     # NULL while the commenter is not mapped to a character.
@@ -195,7 +196,7 @@ class AuthorAlias(SQLModel, table=True):
         _choices("source", ("referee", "player")),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     character_id: int = _fk("character.id")
     kind: str = Field(max_length=16)
@@ -211,7 +212,7 @@ class Challenge(SQLModel, table=True):
         _choices("outcome", ("challenger", "target", "needs_ruling", "invalid", "withdrawn")),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     entry_id: int = _fk("entry.id", unique=True)
     turn_id: int = _fk("turn.id")
     challenger_id: int = _fk("character.id")
@@ -228,7 +229,7 @@ class Ruling(SQLModel, table=True):
     """A referee's override of an automatic reading (target, stance, author, validity,
     withdrawal, tie-break, fate). The latest ruling on a subject wins."""
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
     turn_id: int | None = _fk("turn.id", nullable=True)
     kind: str = Field(max_length=40)
