@@ -344,7 +344,7 @@ class Flag:
     note_id: NoteId | None = None
 
     @property
-    def suggested_ruling(self) -> tuple[RulingKind | None, int | None]:
+    def suggested_ruling(self) -> tuple[RulingKind | None, EntryId | NoteId | None]:
         """The ruling that settles this flag and its subject id, for the referee's form
         to start from; (None, the entry or note) when no single ruling does."""
         if self.kind not in RULING_FOR_FLAG:
