@@ -16,7 +16,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from pbp.models.base import _choices, _created, _fk, _time
+from pbp.models.base import RowId, _choices, _created, _fk, _time
 
 WEBSUB_STATES = (
     "wanted",
@@ -33,7 +33,7 @@ class WebSubSubscription(SQLModel, table=True):
     __tablename__ = "websub_subscription"
     __table_args__ = (_choices("state", WEBSUB_STATES),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: RowId = Field(default=None, primary_key=True)
     blog_id: int | None = _fk("blog.id", nullable=True, ondelete="SET NULL")
     hub_url: str = Field(max_length=2000)
     topic_url: str = Field(max_length=2000)
