@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, User
 from pbp.models.forum import Thread
@@ -52,7 +52,9 @@ def seed(session: Session, *, make_user, mail: MailSettings, now: datetime) -> l
     slugs = []
     existing = {
         c.name: c.slug
-        for c in session.exec(select(Campaign).where(Campaign.name.in_([NOIR_NAME, CARDS_NAME])))
+        for c in session.exec(
+            select(Campaign).where(col(Campaign.name).in_([NOIR_NAME, CARDS_NAME]))
+        )
     }
     if len(existing) == 2:
         return [existing[NOIR_NAME], existing[CARDS_NAME]]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import AuditLog, Campaign, Character, User
 
@@ -139,14 +139,14 @@ def audit_lines(*, session: Session, campaign: Campaign) -> list[AuditLine]:
         session.exec(
             select(AuditLog)
             .where(AuditLog.campaign_id == campaign.id)
-            .order_by(AuditLog.created_at.desc(), AuditLog.id.desc())
+            .order_by(col(AuditLog.created_at).desc(), col(AuditLog.id).desc())
             .limit(LIMIT)
         )
     )
     actor_ids = {r.actor_id for r in rows if r.actor_id}
     actors = {
         u.id: u.display_name
-        for u in session.exec(select(User).where(User.id.in_(actor_ids or [-1])))
+        for u in session.exec(select(User).where(col(User.id).in_(actor_ids or [-1])))
     }
     characters = {
         c.id: c.name

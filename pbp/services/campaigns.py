@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import rules
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
@@ -178,7 +178,7 @@ def content_version(*, connection: sa.Connection, slug: str) -> tuple[int, int]:
 
 
 def list_campaigns(*, session: Session) -> list[Campaign]:
-    return list(session.exec(select(Campaign).order_by(Campaign.created_at.desc())))
+    return list(session.exec(select(Campaign).order_by(col(Campaign.created_at).desc())))
 
 
 def characters(*, session: Session, campaign: Campaign) -> list[Character]:

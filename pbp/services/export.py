@@ -18,7 +18,7 @@ from datetime import datetime
 from urllib.parse import urljoin, urlsplit
 
 import nh3
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adapters.sanitize import ALLOWED_TAGS, LINK_REL, URL_SCHEMES
 from pbp import ROOT, links, templating
@@ -80,46 +80,46 @@ def _queries(campaign_id: int) -> dict:
     of_turns = Turn.campaign_id == campaign_id
     return {
         "members": select(Membership, User.display_name)
-        .join(User, User.id == Membership.user_id)
+        .join(User, col(User.id) == Membership.user_id)
         .where(Membership.campaign_id == campaign_id)
-        .order_by(Membership.id),
-        "characters": select(Character).where(mine).order_by(Character.id),
+        .order_by(col(Membership.id)),
+        "characters": select(Character).where(mine).order_by(col(Character.id)),
         "blogs": select(Blog)
-        .join(Character, Character.id == Blog.character_id)
+        .join(Character, col(Character.id) == Blog.character_id)
         .where(mine)
-        .order_by(Blog.id),
+        .order_by(col(Blog.id)),
         "author_aliases": select(AuthorAlias)
         .where(AuthorAlias.campaign_id == campaign_id)
-        .order_by(AuthorAlias.id),
-        "turns": select(Turn).where(of_turns).order_by(Turn.number),
+        .order_by(col(AuthorAlias.id)),
+        "turns": select(Turn).where(of_turns).order_by(col(Turn.number)),
         "events": select(Event)
-        .join(Turn, Turn.id == Event.turn_id)
+        .join(Turn, col(Turn.id) == Event.turn_id)
         .where(of_turns)
-        .order_by(Turn.number, Event.id),
+        .order_by(col(Turn.number), col(Event.id)),
         "entries": select(Entry)
-        .join(Character, Character.id == Entry.character_id)
+        .join(Character, col(Character.id) == Entry.character_id)
         .where(mine)
-        .order_by(Entry.published_at, Entry.id),
+        .order_by(col(Entry.published_at), col(Entry.id)),
         "revisions": select(EntryRevision)
-        .join(Entry, Entry.id == EntryRevision.entry_id)
-        .join(Character, Character.id == Entry.character_id)
+        .join(Entry, col(Entry.id) == EntryRevision.entry_id)
+        .join(Character, col(Character.id) == Entry.character_id)
         .where(mine)
-        .order_by(EntryRevision.seen_at, EntryRevision.id),
+        .order_by(col(EntryRevision.seen_at), col(EntryRevision.id)),
         "notes": select(Note)
-        .join(Entry, Entry.id == Note.entry_id)
-        .join(Character, Character.id == Entry.character_id)
+        .join(Entry, col(Entry.id) == Note.entry_id)
+        .join(Character, col(Character.id) == Entry.character_id)
         .where(mine)
-        .order_by(Note.published_at, Note.id),
+        .order_by(col(Note.published_at), col(Note.id)),
         "challenges": select(Challenge)
-        .join(Turn, Turn.id == Challenge.turn_id)
+        .join(Turn, col(Turn.id) == Challenge.turn_id)
         .where(of_turns)
-        .order_by(Challenge.made_at, Challenge.id),
+        .order_by(col(Challenge.made_at), col(Challenge.id)),
         "rulings": select(Ruling)
         .where(Ruling.campaign_id == campaign_id)
-        .order_by(Ruling.created_at, Ruling.id),
+        .order_by(col(Ruling.created_at), col(Ruling.id)),
         "audit_log": select(AuditLog)
         .where(AuditLog.campaign_id == campaign_id)
-        .order_by(AuditLog.created_at, AuditLog.id),
+        .order_by(col(AuditLog.created_at), col(AuditLog.id)),
     }
 
 

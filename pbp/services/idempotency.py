@@ -13,7 +13,7 @@ import hashlib
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import UserError
 from pbp.models import User
@@ -107,7 +107,7 @@ def remember(
 def purge(*, session: Session, now: datetime) -> int:
     """Forget answers older than a day (a retry comes within minutes, not days)."""
     result = session.execute(
-        sa.delete(IdempotencyRecord).where(IdempotencyRecord.created_at < now - KEEP_FOR)
+        sa.delete(IdempotencyRecord).where(col(IdempotencyRecord.created_at) < now - KEEP_FOR)
     )
     return result.rowcount or 0
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import NotFound
 from pbp.models import (
@@ -79,7 +79,7 @@ def characters_page(
 ) -> Page[tuple[Character, Blog]]:
     query = (
         select(Character, Blog)
-        .join(Blog, Blog.character_id == Character.id)
+        .join(Blog, col(Blog.character_id) == Character.id)
         .where(Character.campaign_id == campaign.id)
     )
     return keyset(session, query, Character.id, after=after, limit=limit, row_id=lambda r: r[0].id)
@@ -113,7 +113,9 @@ def events_of(*, session: Session, turns: Sequence[Turn]) -> dict[int, list[Even
     ids = [t.id for t in turns]
     by_turn: dict[int, list[Event]] = {i: [] for i in ids}
     if ids:
-        for event in session.exec(select(Event).where(Event.turn_id.in_(ids)).order_by(Event.id)):
+        for event in session.exec(
+            select(Event).where(col(Event.turn_id).in_(ids)).order_by(col(Event.id))
+        ):
             by_turn[event.turn_id].append(event)
     return by_turn
 
@@ -150,8 +152,8 @@ def entries_page(
 ) -> Page[EntryRow]:
     query = (
         select(Entry, Character, Turn.number)
-        .join(Character, Character.id == Entry.character_id)
-        .outerjoin(Turn, Turn.id == Entry.turn_id)
+        .join(Character, col(Character.id) == Entry.character_id)
+        .outerjoin(Turn, col(Turn.id) == Entry.turn_id)
         .where(Character.campaign_id == campaign.id)
     )
     if turn_number is not None:
@@ -165,8 +167,8 @@ def entries_page(
 def get_entry(*, session: Session, campaign: Campaign, entry_id: int) -> EntryRow:
     row = session.exec(
         select(Entry, Character, Turn.number)
-        .join(Character, Character.id == Entry.character_id)
-        .outerjoin(Turn, Turn.id == Entry.turn_id)
+        .join(Character, col(Character.id) == Entry.character_id)
+        .outerjoin(Turn, col(Turn.id) == Entry.turn_id)
         .where(Entry.id == entry_id, Character.campaign_id == campaign.id)
     ).first()
     if row is None:
@@ -178,7 +180,7 @@ def latest_revision(*, session: Session, entry: Entry) -> EntryRevision | None:
     return session.exec(
         select(EntryRevision)
         .where(EntryRevision.entry_id == entry.id)
-        .order_by(EntryRevision.id.desc())
+        .order_by(col(EntryRevision.id).desc())
     ).first()
 
 
@@ -193,7 +195,7 @@ def roles_of(*, session: Session, user, campaign_ids: Sequence[int]) -> dict[int
         return {}
     rows = session.exec(
         select(Membership.campaign_id, Membership.role).where(
-            Membership.user_id == user.id, Membership.campaign_id.in_(list(campaign_ids))
+            Membership.user_id == user.id, col(Membership.campaign_id).in_(list(campaign_ids))
         )
     )
     return dict(rows.all())

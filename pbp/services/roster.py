@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import AuditLog, Blog, Campaign, Character, Membership, User
@@ -252,7 +252,7 @@ def players(*, session: Session, campaign: Campaign) -> list[User]:
     return list(
         session.exec(
             select(User)
-            .join(Membership, Membership.user_id == User.id)
+            .join(Membership, col(Membership.user_id) == User.id)
             .where(Membership.campaign_id == campaign.id, Membership.role == "player")
             .order_by(User.display_name)
         )

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from itsdangerous import BadSignature, URLSafeSerializer
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from pbp import links
@@ -271,10 +271,10 @@ def open_invites(*, session: Session, campaign: Campaign, now: datetime) -> list
             select(Invite)
             .where(
                 Invite.campaign_id == campaign.id,
-                Invite.used_at.is_(None),
+                col(Invite.used_at).is_(None),
                 Invite.expires_at > now,
             )
-            .order_by(Invite.created_at.desc())
+            .order_by(col(Invite.created_at).desc())
         )
     )
 
@@ -290,7 +290,7 @@ def _claim_character(*, session: Session, character: Character, user: User) -> N
     """Like `_claim`: two invites for one character cannot both get it."""
     result = session.execute(
         sa.update(Character)
-        .where(Character.id == character.id, Character.user_id.is_(None))
+        .where(col(Character.id) == character.id, col(Character.user_id).is_(None))
         .values(user_id=user.id)
         .execution_options(synchronize_session=False)
     )
@@ -302,7 +302,7 @@ def _claim_character(*, session: Session, character: Character, user: User) -> N
 def _claim(*, session: Session, invite: Invite, user: User, now: datetime) -> None:
     result = session.execute(
         sa.update(Invite)
-        .where(Invite.id == invite.id, Invite.used_at.is_(None))
+        .where(col(Invite.id) == invite.id, col(Invite.used_at).is_(None))
         .values(used_at=now, used_by=user.id)
         .execution_options(synchronize_session=False)
     )

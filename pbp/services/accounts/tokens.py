@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import Forbidden, NotFound, UserError
 from pbp.models import User
@@ -61,7 +61,7 @@ def create_token(
     live = session.exec(
         select(sa.func.count())
         .select_from(ApiToken)
-        .where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+        .where(ApiToken.user_id == user.id, col(ApiToken.revoked_at).is_(None))
     ).one()
     if live >= MAX_TOKENS:
         raise UserError(f"you have {live} tokens already: revoke one you no longer use")
@@ -85,7 +85,7 @@ def list_tokens(*, session: Session, user: User) -> list[ApiToken]:
         session.exec(
             select(ApiToken)
             .where(ApiToken.user_id == user.id)
-            .order_by(ApiToken.revoked_at.is_not(None), ApiToken.id.desc())
+            .order_by(col(ApiToken.revoked_at).is_not(None), col(ApiToken.id).desc())
         )
     )
 
@@ -106,7 +106,7 @@ def revoke_all(*, session: Session, user: User, now: datetime) -> int:
     """Revoke every live token of the person (after a password reset); how many."""
     result = session.execute(
         sa.update(ApiToken)
-        .where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+        .where(col(ApiToken.user_id) == user.id, col(ApiToken.revoked_at).is_(None))
         .values(revoked_at=now)
         .execution_options(synchronize_session="fetch")
     )
@@ -117,8 +117,8 @@ def authenticate(*, session: Session, text: str) -> tuple[User, ApiToken]:
     """The user and token behind a bearer token's text, or InvalidToken."""
     found = session.exec(
         select(ApiToken, User)
-        .join(User, User.id == ApiToken.user_id)
-        .where(ApiToken.token_hash == hash_token(text), ApiToken.revoked_at.is_(None))
+        .join(User, col(User.id) == ApiToken.user_id)
+        .where(ApiToken.token_hash == hash_token(text), col(ApiToken.revoked_at).is_(None))
     ).first()
     if found is None:
         raise InvalidToken(
@@ -135,7 +135,9 @@ def needs_touch(token: ApiToken, now: datetime) -> bool:
 
 def touch(*, session: Session, token: ApiToken, now: datetime) -> None:
     """Record that the token was used (shown on the token page)."""
-    session.execute(sa.update(ApiToken).where(ApiToken.id == token.id).values(last_used_at=now))
+    session.execute(
+        sa.update(ApiToken).where(col(ApiToken.id) == token.id).values(last_used_at=now)
+    )
     token.last_used_at = now
 
 

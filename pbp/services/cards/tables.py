@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import links
 from pbp.errors import REFUSALS, Conflict, Forbidden, NotFound, UserError
@@ -173,7 +173,7 @@ def _log(
 
 
 def _record(session: Session, game: CardGame) -> list[CardEvent]:
-    query = select(CardEvent).where(CardEvent.game_id == game.id).order_by(CardEvent.seq)
+    query = select(CardEvent).where(CardEvent.game_id == game.id).order_by(col(CardEvent.seq))
     return list(session.exec(query))
 
 
@@ -358,7 +358,7 @@ def _save_state(
     """Store the new state only if nobody stored another since `base` (optimistic lock)."""
     result = session.execute(
         sa.update(CardGame)
-        .where(CardGame.id == row.id, CardGame.version == base)
+        .where(col(CardGame.id) == row.id, col(CardGame.version) == base)
         .values(state=state, version=base + 1, updated_at=now)
         .execution_options(synchronize_session=False)
     )

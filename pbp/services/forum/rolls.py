@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import Conflict, UserError
 from pbp.models import Campaign, Character, User
@@ -329,7 +329,11 @@ def rolls_of_posts(*, session: Session, post_ids: Iterable[int]) -> dict[int, li
     if not ids:
         return {}
     found: dict[int, list[Roll]] = {}
-    query = select(Roll).where(Roll.post_id.in_(ids)).order_by(Roll.post_id, Roll.position)
+    query = (
+        select(Roll)
+        .where(col(Roll.post_id).in_(ids))
+        .order_by(col(Roll.post_id), col(Roll.position))
+    )
     for roll in session.exec(query):
         found.setdefault(roll.post_id, []).append(roll)
     return found
@@ -337,7 +341,7 @@ def rolls_of_posts(*, session: Session, post_ids: Iterable[int]) -> dict[int, li
 
 def campaign_rolls(*, session: Session, campaign: Campaign) -> list[Roll]:
     return list(
-        session.exec(select(Roll).where(Roll.campaign_id == campaign.id).order_by(Roll.number))
+        session.exec(select(Roll).where(Roll.campaign_id == campaign.id).order_by(col(Roll.number)))
     )
 
 

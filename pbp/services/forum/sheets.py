@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import limits
 from pbp.errors import Forbidden, NotFound, UserError
@@ -40,7 +40,7 @@ def sheets_of(*, session: Session, campaign: Campaign) -> dict[int, Sheet]:
     """Every sheet of the campaign by character id."""
     rows = session.exec(
         select(Sheet)
-        .join(Character, Character.id == Sheet.character_id)
+        .join(Character, col(Character.id) == Sheet.character_id)
         .where(Character.campaign_id == campaign.id)
     )
     return {sheet.character_id: sheet for sheet in rows}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import links
 from pbp.errors import UserError
@@ -50,9 +50,9 @@ def entry_url(settings: MailSettings, campaign: Campaign, character: Character, 
 def _members(session: Session, campaign_id: int, roles=("player",)):
     return session.exec(
         select(Membership, User)
-        .join(User, User.id == Membership.user_id)
-        .where(Membership.campaign_id == campaign_id, Membership.role.in_(roles))
-        .order_by(Membership.id)
+        .join(User, col(User.id) == Membership.user_id)
+        .where(Membership.campaign_id == campaign_id, col(Membership.role).in_(roles))
+        .order_by(col(Membership.id))
     ).all()
 
 
@@ -62,10 +62,11 @@ def _owner(session: Session, character_id: int | None):
         return None
     return session.exec(
         select(Character, User, Membership)
-        .join(User, User.id == Character.user_id)
+        .join(User, col(User.id) == Character.user_id)
         .join(
             Membership,
-            (Membership.user_id == User.id) & (Membership.campaign_id == Character.campaign_id),
+            (col(Membership.user_id) == User.id)
+            & (col(Membership.campaign_id) == Character.campaign_id),
         )
         .where(Character.id == character_id)
     ).first()
@@ -109,13 +110,14 @@ def queue_event_notifications(
     events = list(session.exec(select(Event).where(Event.turn_id == turn.id)))
     rows = session.exec(
         select(Character, User, Membership)
-        .join(User, User.id == Character.user_id)
+        .join(User, col(User.id) == Character.user_id)
         .join(
             Membership,
-            (Membership.user_id == User.id) & (Membership.campaign_id == Character.campaign_id),
+            (col(Membership.user_id) == User.id)
+            & (col(Membership.campaign_id) == Character.campaign_id),
         )
         .where(Character.campaign_id == campaign.id)
-        .order_by(Character.id)
+        .order_by(col(Character.id))
     ).all()
     letters = []
     for character, user, membership in rows:
@@ -240,7 +242,7 @@ def queue_note_notification(
     campaign = session.get(Campaign, character.campaign_id)
     ids = {n.author_character_id for n in others if n.author_character_id}
     names = dict(
-        session.exec(select(Character.id, Character.name).where(Character.id.in_(ids))).all()
+        session.exec(select(Character.id, Character.name).where(col(Character.id).in_(ids))).all()
     )
     items = []
     for note in sorted(others, key=lambda n: n.id):
@@ -345,17 +347,17 @@ def queue_digests(
     entries = list(
         session.exec(
             select(Entry)
-            .where(Entry.character_id.in_(names), Entry.first_seen_at >= start)
+            .where(col(Entry.character_id).in_(names), Entry.first_seen_at >= start)
             .where(Entry.first_seen_at < end)
-            .order_by(Entry.first_seen_at, Entry.id)
+            .order_by(col(Entry.first_seen_at), col(Entry.id))
         )
     )
     notes = session.exec(
         select(Note, Entry)
-        .join(Entry, Entry.id == Note.entry_id)
-        .where(Entry.character_id.in_(names), Note.first_seen_at >= start)
+        .join(Entry, col(Entry.id) == Note.entry_id)
+        .where(col(Entry.character_id).in_(names), Note.first_seen_at >= start)
         .where(Note.first_seen_at < end)
-        .order_by(Note.first_seen_at, Note.id)
+        .order_by(col(Note.first_seen_at), col(Note.id))
     ).all()
     if not entries and not notes:
         return []

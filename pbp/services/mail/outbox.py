@@ -16,7 +16,7 @@ the outbox and re-exports the names callers use.
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import OUTBOX_STATUSES, OutboxMessage
 from pbp.services.mail.notifications import (
@@ -131,4 +131,4 @@ def outbox_messages(
     query = select(OutboxMessage).where(OutboxMessage.campaign_id == campaign_id)
     if status is not None:
         query = query.where(OutboxMessage.status == status)
-    return list(session.exec(query.order_by(OutboxMessage.id.desc()).limit(limit)))
+    return list(session.exec(query.order_by(col(OutboxMessage.id).desc()).limit(limit)))

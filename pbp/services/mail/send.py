@@ -34,7 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import sessionmaker
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import ConfigError, PbpError
 from pbp.models import OutboxMessage, utcnow
@@ -266,11 +266,15 @@ def backoff(attempts: int) -> timedelta:
 
 def _due(now: datetime):
     queued = sa.and_(
-        OutboxMessage.status == "queued",
-        sa.or_(OutboxMessage.next_attempt_at.is_(None), OutboxMessage.next_attempt_at <= now),
+        col(OutboxMessage.status) == "queued",
+        sa.or_(
+            col(OutboxMessage.next_attempt_at).is_(None), col(OutboxMessage.next_attempt_at) <= now
+        ),
     )
     # A "sending" row whose lease ran out was claimed by a sender that died.
-    stale = sa.and_(OutboxMessage.status == "sending", OutboxMessage.next_attempt_at <= now)
+    stale = sa.and_(
+        col(OutboxMessage.status) == "sending", col(OutboxMessage.next_attempt_at) <= now
+    )
     return sa.or_(queued, stale)
 
 
@@ -281,7 +285,7 @@ def _claim(session: Session, now: datetime, batch_key: str | None, limit: int) -
             OutboxMessage.dedupe_key.startswith(batch_key, autoescape=True)
         )
     candidates = (
-        candidates.order_by(OutboxMessage.id).limit(limit).with_for_update(skip_locked=True)
+        candidates.order_by(col(OutboxMessage.id)).limit(limit).with_for_update(skip_locked=True)
     )
     if session.get_bind().dialect.name == "sqlite":
         # One UPDATE takes SQLite's write lock at once (a read first could go stale).
@@ -293,7 +297,7 @@ def _claim(session: Session, now: datetime, batch_key: str | None, limit: int) -
     # The repeated _due() keeps the UPDATE conditional: a row claimed meanwhile is left alone.
     claim = (
         sa.update(OutboxMessage)
-        .where(OutboxMessage.id.in_(wanted), _due(now))
+        .where(col(OutboxMessage.id).in_(wanted), _due(now))
         .values(status="sending", attempts=OutboxMessage.attempts + 1, next_attempt_at=now + LEASE)
         .returning(OutboxMessage.id)
         .execution_options(synchronize_session=False)
@@ -307,7 +311,7 @@ def _record(session: Session, row_id: int, **values) -> None:
     """Update a row we hold; commit at once so a crash cannot undo it."""
     session.execute(
         sa.update(OutboxMessage)
-        .where(OutboxMessage.id == row_id, OutboxMessage.status == "sending")
+        .where(col(OutboxMessage.id) == row_id, col(OutboxMessage.status) == "sending")
         .values(**values)
         .execution_options(synchronize_session=False)
     )
@@ -351,7 +355,9 @@ def send_pending(
         if not ids:
             return report
         rows = session.exec(
-            select(OutboxMessage).where(OutboxMessage.id.in_(ids)).order_by(OutboxMessage.id)
+            select(OutboxMessage)
+            .where(col(OutboxMessage.id).in_(ids))
+            .order_by(col(OutboxMessage.id))
         ).all()
         session.commit()  # end the read: SQLite refuses a write in a stale WAL snapshot
         work = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adapters import DiscoveredFeed, FeedError, Fetcher, check_url, discover_feeds, parse_feed
 from pbp.db import release
@@ -209,7 +209,7 @@ def _refuse_shared_feed(session: Session, character: Character, feed_url: str) -
     """Two characters reading one feed would each get the other's entries."""
     other = session.exec(
         select(Character)
-        .join(Blog, Blog.character_id == Character.id)
+        .join(Blog, col(Blog.character_id) == Character.id)
         .where(
             Character.campaign_id == character.campaign_id,
             Character.id != character.id,

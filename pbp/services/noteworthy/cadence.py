@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import UserError
 from pbp.models import AuditLog, Campaign, Turn
@@ -83,7 +83,7 @@ def due_campaigns(*, session: Session, now: datetime) -> list[int]:
     return list(
         session.exec(
             select(Turn.campaign_id).where(
-                Turn.status == "open", Turn.deadline.is_not(None), Turn.deadline <= now
+                Turn.status == "open", col(Turn.deadline).is_not(None), Turn.deadline <= now
             )
         )
     )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import Conflict, UserError
 from pbp.models import AuditLog, AuthorAlias, Campaign, Character, Entry, Note, User
@@ -61,7 +61,7 @@ def standing_aliases(*, session: Session, campaign_id: int) -> dict[tuple[str, s
     """(kind, identity key) -> character id, for the identities that hold for later notes."""
     rows = session.exec(
         select(AuthorAlias.kind, AuthorAlias.value, AuthorAlias.character_id).where(
-            AuthorAlias.campaign_id == campaign_id, AuthorAlias.kind.in_(STANDING_KINDS)
+            AuthorAlias.campaign_id == campaign_id, col(AuthorAlias.kind).in_(STANDING_KINDS)
         )
     )
     found = {}
@@ -89,16 +89,18 @@ def _attach_waiting(
     column = {"name": Note.author_name, "uri": Note.author_uri}.get(kind, Note.author_email_hash)
     entries = (
         select(Entry.id)
-        .join(Character, Character.id == Entry.character_id)
+        .join(Character, col(Character.id) == Entry.character_id)
         .where(Character.campaign_id == campaign_id)
     )
     query = select(Note).where(
-        Note.entry_id.in_(entries), Note.author_character_id.is_(None), column.is_not(None)
+        col(Note.entry_id).in_(entries),
+        col(Note.author_character_id).is_(None),
+        column.is_not(None),
     )
     if kind == "name":
         # A name stands in only for commenters the feed gives no address for: one who
         # has an address is someone else signing with the same name.
-        query = query.where(Note.author_uri.is_(None))
+        query = query.where(col(Note.author_uri).is_(None))
     notes = session.exec(query).all()
     key = identity_key(kind, value)
     mapped = 0
@@ -220,7 +222,7 @@ def declared_aliases(session: Session, character: Character) -> list[AuthorAlias
         session.exec(
             select(AuthorAlias)
             .where(AuthorAlias.character_id == character.id, AuthorAlias.source == "player")
-            .order_by(AuthorAlias.id)
+            .order_by(col(AuthorAlias.id))
         )
     )
 
@@ -242,9 +244,9 @@ def identities(*, session: Session, campaign: Campaign) -> list[Identity]:
     """Every standing identity of the campaign, for the referee's dashboard."""
     rows = session.exec(
         select(AuthorAlias, Character.name)
-        .join(Character, Character.id == AuthorAlias.character_id)
-        .where(AuthorAlias.campaign_id == campaign.id, AuthorAlias.kind.in_(STANDING_KINDS))
-        .order_by(Character.name, AuthorAlias.id)
+        .join(Character, col(Character.id) == AuthorAlias.character_id)
+        .where(AuthorAlias.campaign_id == campaign.id, col(AuthorAlias.kind).in_(STANDING_KINDS))
+        .order_by(col(Character.name), col(AuthorAlias.id))
     )
     return [Identity(name, a.kind, a.value, a.source) for a, name in rows]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
@@ -102,12 +102,15 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
     """The open (latest) turn's rows are read once and serve both the tally and the page:
     a fixed number of queries, and no work on earlier turns."""
     turn = session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc()).limit(1)
+        select(Turn)
+        .where(Turn.campaign_id == campaign.id)
+        .order_by(col(Turn.number).desc())
+        .limit(1)
     ).first()
     rows = session.exec(
         select(Character, Blog, User)
-        .join(Blog, Blog.character_id == Character.id)
-        .outerjoin(User, User.id == Character.user_id)
+        .join(Blog, col(Blog.character_id) == Character.id)
+        .outerjoin(User, col(User.id) == Character.user_id)
         .where(Character.campaign_id == campaign.id)
         .order_by(Character.name)
     ).all()
@@ -151,13 +154,13 @@ def unmapped_commenters(*, session: Session, campaign: Campaign) -> list[Unmappe
     """Commenters on external blogs not yet mapped to a character (their notes wait)."""
     entries = (
         select(Entry.id)
-        .join(Character, Character.id == Entry.character_id)
+        .join(Character, col(Character.id) == Entry.character_id)
         .where(Character.campaign_id == campaign.id)
     )
     rows = session.exec(
         select(Note.author_name, Note.author_uri, sa.func.count())
-        .where(Note.entry_id.in_(entries), Note.author_character_id.is_(None))
-        .group_by(Note.author_name, Note.author_uri)
+        .where(col(Note.entry_id).in_(entries), col(Note.author_character_id).is_(None))
+        .group_by(col(Note.author_name), col(Note.author_uri))
         .order_by(sa.func.count().desc())
     ).all()
     if not rows:
@@ -180,7 +183,7 @@ def flagged_notes(*, session: Session, entry_ids: list[int]) -> list[FlaggedNote
         return []
     rows = session.exec(
         select(Note.id, Note.entry_id, Note.author_name, Note.flags)
-        .where(Note.entry_id.in_(entry_ids), sa.cast(Note.flags, sa.Text) != "[]")
-        .order_by(Note.id)
+        .where(col(Note.entry_id).in_(entry_ids), sa.cast(Note.flags, sa.Text) != "[]")
+        .order_by(col(Note.id))
     ).all()
     return [FlaggedNote(i, e, a or "(anonymous)", list(f)) for i, e, a, f in rows if f]

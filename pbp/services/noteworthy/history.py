@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Challenge, Character, Turn
 
@@ -120,16 +120,16 @@ class History:
 def campaign_history(*, session: Session, campaign: Campaign) -> History:
     """The campaign's history in three queries."""
     characters = session.exec(
-        select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+        select(Character).where(Character.campaign_id == campaign.id).order_by(col(Character.id))
     ).all()
     turns = session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number)
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(col(Turn.number))
     ).all()
     challenges = session.exec(
         select(Challenge)
-        .join(Turn, Turn.id == Challenge.turn_id)
+        .join(Turn, col(Turn.id) == Challenge.turn_id)
         .where(Turn.campaign_id == campaign.id)
-        .order_by(Challenge.made_at, Challenge.id)
+        .order_by(col(Challenge.made_at), col(Challenge.id))
     ).all()
     return build_history(characters, turns, challenges)
 

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
 from adapters.sanitize import clean_html, clean_text
@@ -61,7 +61,7 @@ def content_hash(*parts: str | None) -> str:
 
 def turns_of(*, session: Session, campaign_id: int) -> list[Turn]:
     return list(
-        session.exec(select(Turn).where(Turn.campaign_id == campaign_id).order_by(Turn.number))
+        session.exec(select(Turn).where(Turn.campaign_id == campaign_id).order_by(col(Turn.number)))
     )
 
 
@@ -315,7 +315,8 @@ def _notes_by_identity(session: Session, keys: list[tuple[int, str]]) -> list[No
     wanted = set(keys)
     rows = session.exec(
         select(Note).where(
-            Note.entry_id.in_({e for e, _ in keys}), Note.source_id.in_({k for _, k in keys})
+            col(Note.entry_id).in_({e for e, _ in keys}),
+            col(Note.source_id).in_({k for _, k in keys}),
         )
     )
     return [n for n in rows if (n.entry_id, n.source_id) in wanted]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from markupsafe import escape
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import links
 from pbp.errors import NotFound
@@ -64,7 +64,7 @@ def blog_entries(*, session: Session, campaign: Campaign, character: Character) 
     rows = session.exec(
         select(Entry)
         .where(Entry.character_id == character.id)
-        .order_by(Entry.published_at.desc(), Entry.id.desc())
+        .order_by(col(Entry.published_at).desc(), col(Entry.id).desc())
         .limit(LIMIT)
     )
     return [_entry_item(campaign, e, character) for e in rows]
@@ -73,10 +73,10 @@ def blog_entries(*, session: Session, campaign: Campaign, character: Character) 
 def blog_notes(*, session: Session, campaign: Campaign, character: Character) -> list[FeedItem]:
     rows = session.exec(
         select(Note, Character)
-        .join(Entry, Entry.id == Note.entry_id)
-        .outerjoin(Character, Character.id == Note.author_character_id)
+        .join(Entry, col(Entry.id) == Note.entry_id)
+        .outerjoin(Character, col(Character.id) == Note.author_character_id)
         .where(Entry.character_id == character.id)
-        .order_by(Note.published_at.desc(), Note.id.desc())
+        .order_by(col(Note.published_at).desc(), col(Note.id).desc())
         .limit(LIMIT)
     )
     items = []
@@ -102,9 +102,9 @@ def event_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:
     """The referee's general events (tailored texts are private to their characters)."""
     rows = session.exec(
         select(Event, Turn)
-        .join(Turn, Turn.id == Event.turn_id)
+        .join(Turn, col(Turn.id) == Event.turn_id)
         .where(Turn.campaign_id == campaign.id, Event.mode == "all")
-        .order_by(Turn.number.desc())
+        .order_by(col(Turn.number).desc())
         .limit(LIMIT)
     )
     return [
@@ -125,9 +125,9 @@ def event_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:
 def campaign_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:
     rows = session.exec(
         select(Entry, Character)
-        .join(Character, Character.id == Entry.character_id)
+        .join(Character, col(Character.id) == Entry.character_id)
         .where(Character.campaign_id == campaign.id)
-        .order_by(Entry.published_at.desc(), Entry.id.desc())
+        .order_by(col(Entry.published_at).desc(), col(Entry.id).desc())
         .limit(LIMIT)
     )
     items = [_entry_item(campaign, e, c) for e, c in rows]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
@@ -77,7 +77,7 @@ def planet(
         session.exec(
             select(Turn.id, Turn.number)
             .where(Turn.campaign_id == campaign.id)
-            .order_by(Turn.number.desc())
+            .order_by(col(Turn.number).desc())
         )
     )
     turn = None
@@ -91,21 +91,21 @@ def planet(
     # The newest `limit` entries are picked by id first and only then read whole: sorting
     # a long campaign's entries (thousands, bodies included) to keep a page costs more
     # than the rest of the page.
-    newest = select(Entry.id).where(Entry.character_id.in_(by_id) if by_id else False)
+    newest = select(Entry.id).where(col(Entry.character_id).in_(by_id) if by_id else False)
     if turn_number is not None:
         wanted = next((t.id for t in turns if t.number == turn_number), -1)
         newest = newest.where(Entry.turn_id == wanted)
     if character_slug:
         wanted_ids = [c.id for c in chars if c.slug == character_slug] or [-1]
-        newest = newest.where(Entry.character_id.in_(wanted_ids))
+        newest = newest.where(col(Entry.character_id).in_(wanted_ids))
     if mood:
         newest = newest.where(Entry.mood == nw.normalize_mood(mood))
     if before is not None:
         newest = newest.where(_older_than(session, before))
-    order = (Entry.published_at.desc(), Entry.id.desc())
+    order = (col(Entry.published_at).desc(), col(Entry.id).desc())
     # One more than the page holds tells whether an older page exists.
     newest = newest.order_by(*order).limit(limit + 1)
-    rows = list(session.exec(select(Entry).where(Entry.id.in_(newest)).order_by(*order)))
+    rows = list(session.exec(select(Entry).where(col(Entry.id).in_(newest)).order_by(*order)))
     older = rows[limit - 1].id if len(rows) > limit else None
     rows = rows[:limit]
     notes_by_entry: dict[int, list] = defaultdict(list)
@@ -113,7 +113,7 @@ def planet(
         # Up to 100 entries' notes, a thousand or more: read-only rows, not ORM objects.
         notes = session.exec(
             select(*NOTE_COLUMNS)
-            .where(Note.entry_id.in_([e.id for e in rows]))
+            .where(col(Note.entry_id).in_([e.id for e in rows]))
             .order_by(Note.published_at, Note.id)
         )
         for note in notes:
@@ -138,6 +138,6 @@ def _older_than(session: Session, entry_id: int):
     if mark is None:
         return sa.true()
     return sa.or_(
-        Entry.published_at < mark,
-        sa.and_(Entry.published_at == mark, Entry.id < entry_id),
+        col(Entry.published_at) < mark,
+        sa.and_(col(Entry.published_at) == mark, col(Entry.id) < entry_id),
     )

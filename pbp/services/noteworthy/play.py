@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import limits
 from pbp.errors import Forbidden, UserError
@@ -77,7 +77,9 @@ def challenged_this_turn(*, session: Session, character: Character, turn: Turn) 
     )
     if not entry_ids:
         return False
-    moods = session.exec(select(EntryRevision.mood).where(EntryRevision.entry_id.in_(entry_ids)))
+    moods = session.exec(
+        select(EntryRevision.mood).where(col(EntryRevision.entry_id).in_(entry_ids))
+    )
     return any(nw.is_challenging(m) for m in moods)
 
 
@@ -126,7 +128,7 @@ def finalists(*, session: Session, campaign: Campaign, turn: Turn | None) -> tup
     if turn is None or campaign.ruleset != "noteworthy":
         return ()
     characters = session.exec(
-        select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+        select(Character).where(Character.campaign_id == campaign.id).order_by(col(Character.id))
     ).all()
     standing = tally_service.standings_at_start(turn, list(characters))
     active = tuple(c.id for c in standing if c.status is nw.Status.ACTIVE)

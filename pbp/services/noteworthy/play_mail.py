@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Entry, Note, OutboxMessage, Turn
 from pbp.rules import noteworthy as nw
@@ -31,7 +31,9 @@ def notes_arrived(
     if not by_entry:
         return []
     entries = session.exec(
-        select(Entry).where(Entry.id.in_(by_entry), Entry.turn_id.is_not(None)).order_by(Entry.id)
+        select(Entry)
+        .where(col(Entry.id).in_(by_entry), col(Entry.turn_id).is_not(None))
+        .order_by(col(Entry.id))
     )
     queued = []
     for entry in entries:

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adapters import FeedError, FeedState, Fetcher, FetchResult, FetchStatus, deadline, parse_feed
 from adapters.base import ParsedFeed, comment_feed_due, normalize_identifier
@@ -147,15 +147,15 @@ def claim_due(
         select(Blog.id)
         .where(
             Blog.kind == "external",
-            sa.or_(Blog.next_poll_at.is_(None), Blog.next_poll_at <= now),
-            sa.or_(Blog.lease_until.is_(None), Blog.lease_until < now),
+            sa.or_(col(Blog.next_poll_at).is_(None), col(Blog.next_poll_at) <= now),
+            sa.or_(col(Blog.lease_until).is_(None), col(Blog.lease_until) < now),
         )
-        .order_by(Blog.next_poll_at.is_(None).desc(), Blog.next_poll_at, Blog.id)
+        .order_by(col(Blog.next_poll_at).is_(None).desc(), col(Blog.next_poll_at), col(Blog.id))
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
     if campaign_id is not None:
-        due = due.join(Character, Character.id == Blog.character_id).where(
+        due = due.join(Character, col(Character.id) == Blog.character_id).where(
             Character.campaign_id == campaign_id
         )
     with _writing(engine), Session(engine) as session:
@@ -163,7 +163,7 @@ def claim_due(
         if ids:
             session.execute(
                 sa.update(Blog)
-                .where(Blog.id.in_(ids))
+                .where(col(Blog.id).in_(ids))
                 .values(lease_owner=owner, lease_until=now + (lease or LEASE))
             )
         session.commit()
@@ -187,15 +187,17 @@ def renew_leases(
         return 0
     still_held = (
         select(Blog.id)
-        .where(Blog.id.in_(sorted(blog_ids)), Blog.lease_owner == owner)
-        .order_by(Blog.id)
+        .where(col(Blog.id).in_(sorted(blog_ids)), Blog.lease_owner == owner)
+        .order_by(col(Blog.id))
         .with_for_update()
     )
     with _writing(engine), Session(engine) as session:
         ids = list(session.exec(still_held))
         if ids:
             session.execute(
-                sa.update(Blog).where(Blog.id.in_(ids)).values(lease_until=now + (lease or LEASE))
+                sa.update(Blog)
+                .where(col(Blog.id).in_(ids))
+                .values(lease_until=now + (lease or LEASE))
             )
         session.commit()
     return len(ids)
@@ -252,12 +254,13 @@ def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
     with Session(engine) as session:
         rows = session.exec(
             select(Blog, Character.campaign_id)
-            .join(Character, Character.id == Blog.character_id)
-            .where(Blog.id.in_(blog_ids))
+            .join(Character, col(Character.id) == Blog.character_id)
+            .where(col(Blog.id).in_(blog_ids))
         ).all()
         deadlines: dict[int, datetime | None] = {}
         open_turns = select(Turn.campaign_id, Turn.deadline).where(
-            Turn.campaign_id.in_({campaign_id for _, campaign_id in rows}), Turn.status == "open"
+            col(Turn.campaign_id).in_({campaign_id for _, campaign_id in rows}),
+            Turn.status == "open",
         )
         for campaign_id, deadline in session.exec(open_turns):
             deadlines.setdefault(campaign_id, deadline)
@@ -791,7 +794,7 @@ def _release_after_error(engine: Engine, blog_id: int, error: str, now: datetime
     with _writing(engine), Session(engine) as session:
         session.execute(
             sa.update(Blog)
-            .where(Blog.id == blog_id)
+            .where(col(Blog.id) == blog_id)
             .values(
                 lease_owner=None,
                 lease_until=None,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.markup import plain_text
 from pbp.models import Campaign, Character, Entry, EntryRevision, Note, Ruling, Turn
@@ -189,17 +189,17 @@ def load_turn(*, session: Session, campaign: Campaign, turn: Turn) -> TurnRows:
     if entry_ids:
         for rev in session.exec(
             select(*REVISION_COLUMNS)
-            .where(EntryRevision.entry_id.in_(entry_ids))
-            .order_by(EntryRevision.seen_at, EntryRevision.id)
+            .where(col(EntryRevision.entry_id).in_(entry_ids))
+            .order_by(col(EntryRevision.seen_at), col(EntryRevision.id))
         ):
             versions[rev.entry_id].append(rev)
         notes = session.exec(
-            select(*NOTE_COLUMNS).where(Note.entry_id.in_(entry_ids)).order_by(Note.id)
+            select(*NOTE_COLUMNS).where(col(Note.entry_id).in_(entry_ids)).order_by(Note.id)
         ).all()
     rulings = session.exec(
         select(Ruling)
         .where(Ruling.campaign_id == campaign.id, Ruling.turn_id == turn.id)
-        .order_by(Ruling.created_at, Ruling.id)
+        .order_by(col(Ruling.created_at), col(Ruling.id))
     ).all()
     return TurnRows(list(characters), list(entries), versions, list(notes), list(rulings))
 
@@ -267,7 +267,7 @@ def late_arrivals(*, session: Session, turn: Turn) -> list[dict]:
         ("mood edit", r.id, r.entry_id, None, r.seen_at)
         for r in session.exec(
             select(EntryRevision.id, EntryRevision.entry_id, EntryRevision.seen_at).where(
-                EntryRevision.entry_id.in_(entry_ids), EntryRevision.seen_at > since
+                col(EntryRevision.entry_id).in_(entry_ids), EntryRevision.seen_at > since
             )
         )
     ]
@@ -275,7 +275,7 @@ def late_arrivals(*, session: Session, turn: Turn) -> list[dict]:
         ("note", n.id, n.entry_id, n.author_character_id, n.first_seen_at)
         for n in session.exec(
             select(Note.id, Note.entry_id, Note.author_character_id, Note.first_seen_at).where(
-                Note.entry_id.in_(entry_ids), Note.first_seen_at > since
+                col(Note.entry_id).in_(entry_ids), Note.first_seen_at > since
             )
         )
     ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Event, Turn
@@ -74,7 +74,7 @@ def turn_list(*, session: Session, campaign: Campaign) -> list[Turn]:
     """Every turn, the latest first."""
     return list(
         session.exec(
-            select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc())
+            select(Turn).where(Turn.campaign_id == campaign.id).order_by(col(Turn.number).desc())
         )
     )
 
@@ -82,7 +82,9 @@ def turn_list(*, session: Session, campaign: Campaign) -> list[Turn]:
 def turn_numbers(*, session: Session, campaign: Campaign) -> list[int]:
     return list(
         session.exec(
-            select(Turn.number).where(Turn.campaign_id == campaign.id).order_by(Turn.number)
+            select(col(Turn.number))
+            .where(Turn.campaign_id == campaign.id)
+            .order_by(col(Turn.number))
         )
     )
 
@@ -102,7 +104,9 @@ def turn_page(
         raise NotFound(f"{campaign.name} has no turn {number} yet")
     by_id = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
     general, tailored = None, []
-    for event in session.exec(select(Event).where(Event.turn_id == turn.id).order_by(Event.id)):
+    for event in session.exec(
+        select(Event).where(Event.turn_id == turn.id).order_by(col(Event.id))
+    ):
         if event.character_id is None:
             general = event.text
         elif is_referee or event.character_id in reader_character_ids:

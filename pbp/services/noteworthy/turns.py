@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import limits
 from pbp.errors import Conflict, UserError
@@ -61,7 +61,10 @@ def audit(session: Session, campaign: Campaign, actor: User | None, action: str,
 
 def latest_turn(*, session: Session, campaign: Campaign, lock: bool = False) -> Turn | None:
     query = (
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(Turn.number.desc()).limit(1)
+        select(Turn)
+        .where(Turn.campaign_id == campaign.id)
+        .order_by(col(Turn.number).desc())
+        .limit(1)
     )
     if lock:
         query = query.with_for_update()
@@ -80,7 +83,9 @@ def lock_campaign(session: Session, campaign: Campaign) -> None:
         return
     try:
         session.execute(
-            sa.update(Campaign).where(Campaign.id == campaign.id).values(status=Campaign.status)
+            sa.update(Campaign)
+            .where(col(Campaign.id) == campaign.id)
+            .values(status=Campaign.status)
         )
     except sa.exc.OperationalError as exc:
         session.rollback()
