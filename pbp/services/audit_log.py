@@ -8,9 +8,10 @@ database and the referee's export.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -43,23 +44,23 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _names(ids, characters: dict[int, str]) -> str:
+def _names(ids: Iterable[Any], characters: Mapping[Any, str]) -> str:
     names = [characters.get(i, "a character") for i in ids or []]
     return ", ".join(names) if names else "nobody"
 
 
-def _outsiders(detail: dict, characters: dict[int, str]) -> str:
+def _outsiders(detail: dict[str, Any], characters: Mapping[Any, str]) -> str:
     ids = detail.get("eliminated") or []
     if not ids:
         return "nobody became an outsider"
     return f"{_names(ids, characters)} became {'an outsider' if len(ids) == 1 else 'outsiders'}"
 
 
-def _character(detail: dict, characters: dict[int, str]) -> str:
+def _character(detail: dict[str, Any], characters: Mapping[Any, str]) -> str:
     return characters.get(detail.get("character_id"), "a character")
 
 
-def _sentence(row: AuditLog, characters: dict[int, str]) -> str:
+def _sentence(row: AuditLog, characters: Mapping[Any, str]) -> str:
     d = row.detail or {}
     turn = d.get("turn")
     sentences: dict[str, Callable[[], str]] = {
@@ -74,7 +75,7 @@ def _sentence(row: AuditLog, characters: dict[int, str]) -> str:
         "reopen_turn": lambda: f"reopened turn {turn}",
         "resolve_turn": lambda: f"resolved turn {turn}; " + _outsiders(d, characters),
         "ruling": lambda: (
-            f"ruled on {RULING_WORDS.get(d.get('kind'), 'a question')} in turn {turn}"
+            f"ruled on {RULING_WORDS.get(d.get('kind', ''), 'a question')} in turn {turn}"
         ),
         "final_notice": lambda: "published the final notice",
         "add_character": lambda: f"added {d.get('name', 'a character')} to the roster",

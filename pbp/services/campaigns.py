@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -46,7 +47,11 @@ RULESET_NAMES = {
         "scenes at card tables.",
     ),
 }
-NOTEWORTHY_DEFAULTS = {"opening_turns": 2, "fair_interval_hours": None, "custom_moods": {}}
+NOTEWORTHY_DEFAULTS: dict[str, Any] = {
+    "opening_turns": 2,
+    "fair_interval_hours": None,
+    "custom_moods": {},
+}
 
 
 def slugify(text: str) -> str:
@@ -163,8 +168,8 @@ def get_campaign(*, session: Session, slug: str) -> Campaign:
     return campaign
 
 
-_VERSION = sa.select(Campaign.id, Campaign.content_version).where(
-    Campaign.slug == sa.bindparam("slug")
+_VERSION = sa.select(col(Campaign.id), col(Campaign.content_version)).where(
+    col(Campaign.slug) == sa.bindparam("slug")
 )
 
 

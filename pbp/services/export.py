@@ -352,7 +352,7 @@ def render_pages(archive: Archive) -> dict[str, str]:
 def _stamp(archive: Archive) -> tuple:
     """Files dated at the campaign's last turn change: the same campaign gives the same
     bytes, and the dates mean something when unpacked."""
-    moments = [archive.campaign.created_at]
+    moments: list[datetime | None] = [archive.campaign.created_at]
     for turn in archive.turns:
         moments += [turn.line.opened_at, turn.line.resolved_at]
     latest = max(m for m in moments if m is not None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -106,8 +107,11 @@ def remember(
 
 def purge(*, session: Session, now: datetime) -> int:
     """Forget answers older than a day (a retry comes within minutes, not days)."""
-    result = session.execute(
-        sa.delete(IdempotencyRecord).where(col(IdempotencyRecord.created_at) < now - KEEP_FOR)
+    result = cast(
+        "sa.CursorResult[Any]",
+        session.execute(
+            sa.delete(IdempotencyRecord).where(col(IdempotencyRecord.created_at) < now - KEEP_FOR)
+        ),
     )
     return result.rowcount or 0
 

@@ -40,7 +40,9 @@ def open_invite_links(
 ) -> list[OpenInvite]:
     """The open invitations (newest first) with their links, for the referee to copy."""
     invites = accounts.open_invites(session=session, campaign=campaign, now=now)
-    names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
+    names: dict[int | None, Character] = {
+        c.id: c for c in campaigns.characters(session=session, campaign=campaign)
+    }
     return [
         OpenInvite(
             invite=i,

@@ -208,6 +208,7 @@ def hand_over_character(
         )
         if member is None or member.role != "player":
             raise UserError(f"choose a player of {campaign.name}")
+        assert new_player is not None  # member is None without one
         if new_player.id == before:
             raise Conflict(f"{new_player.display_name} already plays {character.name}")
         theirs = session.exec(

@@ -18,6 +18,7 @@ import hashlib
 import importlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 import sqlalchemy as sa
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -179,6 +180,7 @@ def check_invite(*, session: Session, token: str, secret_key: str, now: datetime
             "ask the referee for a new one"
         )
     campaign = session.get(Campaign, invite.campaign_id)
+    assert campaign is not None  # the invitation's foreign key
     character = session.get(Character, invite.character_id) if invite.character_id else None
     return InviteDetails(invite=invite, campaign=campaign, character=character)
 
@@ -288,11 +290,14 @@ def unclaimed_characters(*, session: Session, campaign: Campaign) -> list[Charac
 
 def _claim_character(*, session: Session, character: Character, user: User) -> None:
     """Like `_claim`: two invites for one character cannot both get it."""
-    result = session.execute(
-        sa.update(Character)
-        .where(col(Character.id) == character.id, col(Character.user_id).is_(None))
-        .values(user_id=user.id)
-        .execution_options(synchronize_session=False)
+    result = cast(
+        "sa.CursorResult[Any]",
+        session.execute(
+            sa.update(Character)
+            .where(col(Character.id) == character.id, col(Character.user_id).is_(None))
+            .values(user_id=user.id)
+            .execution_options(synchronize_session=False)
+        ),
     )
     if result.rowcount != 1:
         raise Conflict(f"{character.name} got a player a moment ago; ask the referee")
@@ -300,11 +305,14 @@ def _claim_character(*, session: Session, character: Character, user: User) -> N
 
 
 def _claim(*, session: Session, invite: Invite, user: User, now: datetime) -> None:
-    result = session.execute(
-        sa.update(Invite)
-        .where(col(Invite.id) == invite.id, col(Invite.used_at).is_(None))
-        .values(used_at=now, used_by=user.id)
-        .execution_options(synchronize_session=False)
+    result = cast(
+        "sa.CursorResult[Any]",
+        session.execute(
+            sa.update(Invite)
+            .where(col(Invite.id) == invite.id, col(Invite.used_at).is_(None))
+            .values(used_at=now, used_by=user.id)
+            .execution_options(synchronize_session=False)
+        ),
     )
     if result.rowcount != 1:
         raise LinkGone("this invitation was used a moment ago; ask the referee for a new one")

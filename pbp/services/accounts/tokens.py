@@ -11,6 +11,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -104,11 +105,14 @@ def revoke_token(*, session: Session, user: User, token_id: int, now: datetime) 
 
 def revoke_all(*, session: Session, user: User, now: datetime) -> int:
     """Revoke every live token of the person (after a password reset); how many."""
-    result = session.execute(
-        sa.update(ApiToken)
-        .where(col(ApiToken.user_id) == user.id, col(ApiToken.revoked_at).is_(None))
-        .values(revoked_at=now)
-        .execution_options(synchronize_session="fetch")
+    result = cast(
+        "sa.CursorResult[Any]",
+        session.execute(
+            sa.update(ApiToken)
+            .where(col(ApiToken.user_id) == user.id, col(ApiToken.revoked_at).is_(None))
+            .values(revoked_at=now)
+            .execution_options(synchronize_session="fetch")
+        ),
     )
     return result.rowcount
 

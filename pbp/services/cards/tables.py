@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -356,11 +356,14 @@ def _save_state(
     session: Session, row: CardGame, base: int, state: dict[str, Any], now: datetime
 ) -> None:
     """Store the new state only if nobody stored another since `base` (optimistic lock)."""
-    result = session.execute(
-        sa.update(CardGame)
-        .where(col(CardGame.id) == row.id, col(CardGame.version) == base)
-        .values(state=state, version=base + 1, updated_at=now)
-        .execution_options(synchronize_session=False)
+    result = cast(
+        "sa.CursorResult[Any]",
+        session.execute(
+            sa.update(CardGame)
+            .where(col(CardGame.id) == row.id, col(CardGame.version) == base)
+            .values(state=state, version=base + 1, updated_at=now)
+            .execution_options(synchronize_session=False)
+        ),
     )
     if result.rowcount != 1:
         raise Conflict("someone else moved at the same moment: look at the table again")

@@ -128,7 +128,7 @@ def roll_view(roll: Roll, viewer: Viewer, *, post_visible: bool, revealed: bool)
     who see its post; a GM-only roll to its roller; a blind roll shows its roller the
     command only; everyone else learns only that a roll was made.
     """
-    base = {
+    base: dict[str, Any] = {
         "id": roll.id,
         "number": roll.number,
         "visibility": roll.visibility,
@@ -152,7 +152,7 @@ def roll_view(roll: Roll, viewer: Viewer, *, post_visible: bool, revealed: bool)
     return RollView(**base, state="hidden")
 
 
-def _unlabelled_view(roll: Roll, base: dict) -> RollView:
+def _unlabelled_view(roll: Roll, base: dict[str, Any]) -> RollView:
     label = dice.parse_roll_command(roll.command).label
     command = unlabelled(roll.command)
     result = dict(roll.result)
@@ -414,7 +414,7 @@ def _numbering(rolls: list[Mapping[str, Any]]) -> list[Mismatch]:
     if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
         return [Mismatch(None, "numbers", numbers, "a number on every roll")]
     problems = []
-    seen: set[int] = set()
+    seen: set[int | None] = set()  # every number is an int (checked above)
     for roll, number in zip(rolls, numbers, strict=True):
         if number in seen:
             problems.append(Mismatch(roll.get("id"), "number", number, "a number used once"))

@@ -127,7 +127,7 @@ def _check_depth(data: Any) -> None:
     page's tojson), which would fail with RecursionError, a 500, instead of a reason."""
     level = [data]
     for _ in range(MAX_SHEET_DEPTH + 1):
-        inner = []
+        inner: list[Any] = []
         for value in level:
             if isinstance(value, Mapping):
                 inner.extend(value.values())

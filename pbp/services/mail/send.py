@@ -23,12 +23,12 @@ import smtplib
 import ssl
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import sqlalchemy as sa
@@ -72,7 +72,7 @@ class Connection(Protocol):
 
 
 class Transport(Protocol):
-    def connect(self) -> Iterator[Connection]: ...
+    def connect(self) -> AbstractContextManager[Connection]: ...
 
 
 def _failure(code: int, reply: bytes | str) -> MailError:
@@ -282,14 +282,14 @@ def _claim(session: Session, now: datetime, batch_key: str | None, limit: int) -
     candidates = select(OutboxMessage.id).where(_due(now))
     if batch_key is not None:
         candidates = candidates.where(
-            OutboxMessage.dedupe_key.startswith(batch_key, autoescape=True)
+            col(OutboxMessage.dedupe_key).startswith(batch_key, autoescape=True)
         )
     candidates = (
         candidates.order_by(col(OutboxMessage.id)).limit(limit).with_for_update(skip_locked=True)
     )
     if session.get_bind().dialect.name == "sqlite":
         # One UPDATE takes SQLite's write lock at once (a read first could go stale).
-        wanted = candidates
+        wanted: Any = candidates
     else:
         # PostgreSQL: select the ids (SKIP LOCKED) first. A single UPDATE ... WHERE id IN
         # (subquery LIMIT n) may re-run the subquery per row and claim far more than n.
@@ -299,7 +299,7 @@ def _claim(session: Session, now: datetime, batch_key: str | None, limit: int) -
         sa.update(OutboxMessage)
         .where(col(OutboxMessage.id).in_(wanted), _due(now))
         .values(status="sending", attempts=OutboxMessage.attempts + 1, next_attempt_at=now + LEASE)
-        .returning(OutboxMessage.id)
+        .returning(col(OutboxMessage.id))
         .execution_options(synchronize_session=False)
     )
     ids = sorted(session.execute(claim).scalars())

@@ -83,7 +83,7 @@ def due_campaigns(*, session: Session, now: datetime) -> list[int]:
     return list(
         session.exec(
             select(Turn.campaign_id).where(
-                Turn.status == "open", col(Turn.deadline).is_not(None), Turn.deadline <= now
+                Turn.status == "open", col(Turn.deadline).is_not(None), col(Turn.deadline) <= now
             )
         )
     )
@@ -161,6 +161,7 @@ def advance_all_due(*, engine, now: datetime, mail=None) -> list[Advance]:
     for campaign_id in ids:
         with writing(), Session(engine, expire_on_commit=False) as session:
             campaign = session.get(Campaign, campaign_id)
+            assert campaign is not None  # due_campaigns read it just before
             try:
                 done.append(advance(session=session, campaign=campaign, now=now, mail=mail))
                 session.commit()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlmodel import Session, col, select
@@ -86,7 +87,10 @@ def _attach_waiting(
     session: Session, campaign_id: int, character_id: int, kind: str, value: str
 ) -> int:
     """Credit the campaign's waiting notes whose commenter has this identity."""
-    column = {"name": Note.author_name, "uri": Note.author_uri}.get(kind, Note.author_email_hash)
+    # A column attribute: SQLModel types Note.author_name as its value (str | None).
+    column: Any = {"name": Note.author_name, "uri": Note.author_uri}.get(
+        kind, Note.author_email_hash
+    )
     entries = (
         select(Entry.id)
         .join(Character, col(Character.id) == Entry.character_id)

@@ -165,7 +165,7 @@ def unmapped_commenters(*, session: Session, campaign: Campaign) -> list[Unmappe
     ).all()
     if not rows:
         return []
-    names = {}
+    names: dict[str, str] = {}
     for name, aliases in session.exec(
         select(Character.name, Character.aliases).where(Character.campaign_id == campaign.id)
     ):

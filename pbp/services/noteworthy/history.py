@@ -52,12 +52,12 @@ class Bout:
     @property
     def winner_id(self) -> int | None:
         side = WINNING_SIDE.get(self.outcome or "")
-        return {"challenger": self.challenger_id, "target": self.target_id}.get(side)
+        return {"challenger": self.challenger_id, "target": self.target_id}.get(side or "")
 
     @property
     def loser_id(self) -> int | None:
         side = WINNING_SIDE.get(self.outcome or "")
-        return {"challenger": self.target_id, "target": self.challenger_id}.get(side)
+        return {"challenger": self.target_id, "target": self.challenger_id}.get(side or "")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pbp.services.noteworthy import tally as tally_service
 
 PAGE_SIZE = 50
 
-NOTE_COLUMNS = (
+NOTE_COLUMNS: tuple[Any, ...] = (  # read as rows; select(*...) cannot be typed
     Note.id,
     Note.entry_id,
     Note.author_character_id,
@@ -73,7 +73,8 @@ def planet(
     by_id = {c.id: c for c in chars}
     # Every turn's number for the filter, but only the latest turn's row: the others carry
     # their standings and results, which this page never reads.
-    turns = list(
+    # Rows read by column name (sqlmodel types them as plain tuples).
+    turns: list[Any] = list(
         session.exec(
             select(Turn.id, Turn.number)
             .where(Turn.campaign_id == campaign.id)

@@ -57,7 +57,9 @@ def entries_stored(
     queued = []
     for turn_id, entry_ids in by_turn.items():
         turn = session.get(Turn, turn_id)
+        assert turn is not None  # by_turn holds the entries' turn ids
         campaign = session.get(Campaign, turn.campaign_id)
+        assert campaign is not None  # the turn's foreign key
         challenges = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
         for challenge in challenges:
             if challenge.entry_id not in entry_ids or not challenge.live:

@@ -402,7 +402,8 @@ def _nothing_new(job: _Job, result: FetchResult) -> bool:
     return unchanged and result.moved_to in (None, job.feed_url)
 
 
-_BLOG = Blog.__table__
+# SQLModel sets __table__ on table models; its types do not declare it.
+_BLOG = Blog.__table__  # type: ignore[attr-defined]
 # Built once: the parameters name the columns to set, so SQLAlchemy compiles it once too.
 _UPDATE_BLOG = sa.update(_BLOG).where(_BLOG.c.id == sa.bindparam("blog_id"))
 
@@ -847,7 +848,7 @@ def lease_from_config(config) -> timedelta:
 
 def summary_table(outcomes: list[PollOutcome]) -> list[str]:
     """Fetched, not modified, changed, new entries, new notes, errors with reasons."""
-    count = defaultdict(int)
+    count: defaultdict[str, int] = defaultdict(int)
     for o in outcomes:
         count[o.status] += 1
     lines = [

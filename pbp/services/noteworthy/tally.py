@@ -33,14 +33,15 @@ _visible_text = functools.lru_cache(maxsize=16_384)(plain_text)
 
 # The columns the rules read (attribute access on the rows works like on the models, so
 # the pages can show these rows too).
-CHARACTER_COLUMNS = (
+# Columns read as rows (by name or position); sqlmodel's select() overloads cannot type a splat.
+CHARACTER_COLUMNS: tuple[Any, ...] = (
     Character.id,
     Character.name,
     Character.status,
     Character.aliases,
     Character.slug,
 )
-ENTRY_COLUMNS = (
+ENTRY_COLUMNS: tuple[Any, ...] = (
     Entry.id,
     Entry.character_id,
     Entry.turn_id,
@@ -52,13 +53,13 @@ ENTRY_COLUMNS = (
     Entry.first_seen_at,
     Entry.url,
 )
-REVISION_COLUMNS = (
+REVISION_COLUMNS: tuple[Any, ...] = (
     EntryRevision.entry_id,
     EntryRevision.seen_at,
     EntryRevision.mood_raw,
     EntryRevision.mood,
 )
-NOTE_COLUMNS = (
+NOTE_COLUMNS: tuple[Any, ...] = (
     Note.id,
     Note.entry_id,
     Note.author_character_id,

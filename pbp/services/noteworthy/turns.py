@@ -7,6 +7,7 @@ request advance exactly once (the unique turn number and a status check under a 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -99,7 +100,7 @@ def post_event(
     text: str,
     actor: User | None,
     now: datetime,
-    tailored: list[Tailored] = (),
+    tailored: Sequence[Tailored] = (),
     deadline: datetime | None = None,
     expected_number: int | None = None,
     mail=None,
