@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any, NoReturn
 
 import click
-from flask import current_app
+from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from pbp import create_app, db, links, migrate
@@ -23,7 +24,14 @@ def _engine():
     return db.database(current_app).engine
 
 
-def _fail(exc: PbpError):
+def _app() -> Flask:
+    """The app object behind the current_app proxy (servers and threads need the object)."""
+    # Flask types current_app as Flask; it is a werkzeug LocalProxy, which has this method.
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    return app
+
+
+def _fail(exc: PbpError | RulesError) -> NoReturn:
     raise click.ClickException(str(exc)) from exc
 
 
@@ -93,7 +101,7 @@ def serve(host: str, port: int, threads: int, no_scheduler: bool) -> None:
     from pbp.server import run_embedded
 
     _ready_engine()
-    run_embedded(current_app._get_current_object(), host, port, threads, not no_scheduler)
+    run_embedded(_app(), host, port, threads, not no_scheduler)
 
 
 @cli.command("worker")
@@ -103,7 +111,7 @@ def worker() -> None:
     from scheduler.jobs import run_blocking
 
     _ready_engine()
-    run_blocking(current_app._get_current_object())
+    run_blocking(_app())
 
 
 @cli.command("poll")
@@ -115,7 +123,7 @@ def poll(once: bool, slug: str | None) -> None:
     from pbp.services.noteworthy import polling
 
     _ready_engine()
-    app = current_app._get_current_object()
+    app = _app()
     bar = PollProgress(sys.stderr)
     try:
         summary = polling.poll_once(app, slug=slug, progress=bar)
@@ -136,7 +144,7 @@ class PollProgress:
 
     def __init__(self, file) -> None:
         self.file = file
-        self.bar = None
+        self.bar: Any = None  # a click progress bar, made on the first report
 
     def __call__(self, done: int, total: int, outcome) -> None:
         if self.bar is None:
@@ -172,7 +180,7 @@ def demo(port: int, no_serve: bool) -> None:
     """
     from pbp import demo as demo_module
 
-    app = current_app._get_current_object()
+    app = _app()
     lock = demo_module.single_instance_lock(app)
     try:
         db.check_connection(_engine())

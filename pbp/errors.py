@@ -50,7 +50,7 @@ class Conflict(UserError):
 
 #: Everything written for the person who caused it: pbp's refusals and the rules'. Both carry
 #: `status`. Catch this, not `UserError` alone, wherever a rule may refuse.
-REFUSALS: tuple[type[Exception], ...] = (UserError, RulesError)
+REFUSALS: tuple[type[UserError], type[RulesError]] = (UserError, RulesError)
 
 __all__ = [
     "REFUSALS",

@@ -57,7 +57,10 @@ def init_app(app: Flask) -> Limiter:
     """Trust the configured proxies, make the app's limiter, guard the content POSTs."""
     proxies = int(app.config.get("PBP_TRUSTED_PROXIES") or 0)
     if proxies:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+        # Flask's documented way to wrap the WSGI app; its stubs declare wsgi_app a method.
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
+        )
     # One limiter per app, so test apps never share counters or settings.
     limiter = Limiter(
         get_remote_address,

@@ -36,7 +36,8 @@ class EmbeddedServer(BaseApplication):
 
         start_background(self.app)
 
-    def load(self) -> Flask:
+    # types-gunicorn wants a WSGI callable typed with MutableMapping; Flask's __call__ says dict.
+    def load(self) -> Flask:  # type: ignore[override]
         return self.app
 
 

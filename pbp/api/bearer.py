@@ -22,7 +22,8 @@ from pbp.web.access import LoginUser
 
 def start_as_visitor() -> None:
     """Flask-Login reads `g._login_user` before it looks at the session cookie."""
-    g._login_user = current_app.login_manager.anonymous_user()
+    # Flask-Login sets app.login_manager at run time; Flask's types do not know it.
+    g._login_user = current_app.login_manager.anonymous_user()  # type: ignore[attr-defined]
     g.pop("pbp_memberships", None)
 
 

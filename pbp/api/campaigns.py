@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from flask import current_app
 
 from pbp.api import schemas as s
@@ -32,12 +34,13 @@ def _role(call: Call, campaign) -> str | None:
 def me(call: Call) -> s.MeOut:
     """Who the token belongs to, and what it may do."""
     token = call.token
+    assert token is not None  # access="user": the dispatcher required a token
     return s.MeOut(
-        id=call.user.id,
-        display_name=call.user.display_name,
+        id=call.account.id,
+        display_name=call.account.display_name,
         token=s.TokenOut(
             name=token.name,
-            scope=token.scope,
+            scope=cast(Any, token.scope),  # the CHECK constraint's values
             created_at=token.created_at,
             last_used_at=token.last_used_at,
         ),
@@ -68,7 +71,7 @@ def list_campaigns(call: Call) -> Page:
 def create_campaign(call: Call) -> s.CampaignOut:
     """Start a campaign; you referee it (anyone with an account may, as on the site)."""
     campaign = campaigns.create_campaign(
-        session=call.session, referee=call.user, name=call.body.name, ruleset=call.body.ruleset
+        session=call.session, referee=call.account, name=call.body.name, ruleset=call.body.ruleset
     )
     return campaign_out(campaign, "referee")
 

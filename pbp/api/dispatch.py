@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import json
+from typing import Any
 
 import sqlalchemy as sa
 from flask import Response, current_app, request
@@ -194,7 +195,7 @@ def _write(op: Operation, call: Call, path: dict) -> Response:
         payload = result.model_dump(mode="json")
         call.session.commit()
         return _written(payload, op.status)
-    record = dict(
+    record: dict[str, Any] = dict(
         session=call.session,
         user=call.user,
         key=idempotency.check_key(key),

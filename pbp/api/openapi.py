@@ -7,6 +7,7 @@ and errors.
 from __future__ import annotations
 
 from functools import cache
+from typing import Literal
 
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
@@ -56,7 +57,7 @@ def _page_model(item: type[BaseModel]) -> type[BaseModel]:
     return create_model(
         f"{item.__name__.removesuffix('Out')}Page",
         __base__=schemas.Out,
-        items=(list[item], ...),
+        items=(list[item], ...),  # type: ignore[valid-type]  # a model made at run time
         next_cursor=(str | None, ...),
     )
 
@@ -71,7 +72,9 @@ def page_model(item: type[BaseModel]) -> type[BaseModel]:
 
 
 def _component_schemas() -> tuple[dict, dict]:
-    models: list[tuple[type[BaseModel], str]] = [(schemas.Problem, "serialization")]
+    models: list[tuple[type[BaseModel], Literal["serialization", "validation"]]] = [
+        (schemas.Problem, "serialization")
+    ]
     for op in OPERATIONS:
         out = page_model(op.response) if op.paginated else op.response
         models.append((out, "serialization"))

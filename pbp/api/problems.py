@@ -73,7 +73,7 @@ def problem(status: int, detail: str, *, errors=None, headers=None) -> Response:
     return response
 
 
-def _auth_headers(exc: UserError) -> dict:
+def _auth_headers(exc: UserError | RulesError) -> dict[str, str]:
     from pbp.services.accounts.tokens import InsufficientScope
 
     if exc.status == 401:

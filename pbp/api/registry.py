@@ -23,6 +23,7 @@ from flask import Blueprint
 from pydantic import BaseModel
 from sqlmodel import Session
 
+from pbp.api.bearer import require_token
 from pbp.models import User
 from pbp.models.api import ApiToken
 
@@ -84,6 +85,11 @@ class Call:
     query: Any = None
     after: int | None = None  # the decoded cursor of a paged list
     info: dict = field(default_factory=dict)
+
+    @property
+    def account(self) -> User:
+        """The caller, in an operation whose access check has required a token."""
+        return require_token(self.user)
 
 
 OPERATIONS: list[Operation] = []

@@ -7,6 +7,8 @@ with the same checks.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from flask import current_app
 
 from pbp.api import schemas as s
@@ -29,7 +31,7 @@ def _invite_out(row: invites.OpenInvite) -> s.InviteOut:
     return s.InviteOut(
         id=i.id,
         email=i.email,
-        role=i.role,
+        role=cast(Any, i.role),  # the CHECK constraint's values, which pydantic checks again
         character=row.character.slug if row.character else None,
         expires_at=i.expires_at,
         url=row.url,
@@ -83,7 +85,7 @@ def resend_invite(call: Call, slug: str, invite_id: int) -> s.InviteOut:
         session=call.session,
         campaign=campaign,
         invite_id=invite_id,
-        actor=call.user,
+        actor=call.account,
         mail_from=current_app.config["MAIL_FROM"],
         now=call.now,
         **_links(),
@@ -103,7 +105,7 @@ def rename_character(call: Call, slug: str, character: str) -> s.CharacterOut:
         campaign=campaign,
         character_id=found.id,
         name=call.body.name,
-        actor=call.user,
+        actor=call.account,
         now=call.now,
     )
     return _out(call, changed)
@@ -121,7 +123,7 @@ def set_aliases(call: Call, slug: str, character: str) -> s.CharacterOut:
         campaign=campaign,
         character_id=found.id,
         aliases=call.body.aliases,
-        actor=call.user,
+        actor=call.account,
         now=call.now,
     )
     return _out(call, changed)
@@ -144,7 +146,7 @@ def set_feed(call: Call, slug: str, character: str) -> s.CharacterOut:
         character_id=found.id,
         feed_url=call.body.feed_url,
         allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
-        actor=call.user,
+        actor=call.account,
         now=call.now,
     )
     return _out(call, found)
@@ -162,7 +164,7 @@ def drop_character(call: Call, slug: str, character: str) -> s.CharacterOut:
         campaign=campaign,
         character_id=found.id,
         reason=call.body.reason,
-        actor=call.user,
+        actor=call.account,
         now=call.now,
     )
     return _out(call, changed)
@@ -183,7 +185,7 @@ def hand_over_character(call: Call, slug: str, character: str) -> s.HandOverOut:
         session=call.session,
         campaign=campaign,
         character_id=found.id,
-        actor=call.user,
+        actor=call.account,
         now=call.now,
         mail_from=current_app.config["MAIL_FROM"],
         member_id=call.body.member_id,

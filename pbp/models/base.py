@@ -10,7 +10,7 @@ SQLite and PostgreSQL.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.types import TypeDecorator
@@ -78,7 +78,12 @@ def _json(default_factory=dict) -> Any:
     return Field(default_factory=default_factory, sa_type=sa.JSON, nullable=False)
 
 
-def _fk(target: str, nullable: bool = False, ondelete: str = "CASCADE", **kw) -> Any:
+def _fk(
+    target: str,
+    nullable: bool = False,
+    ondelete: Literal["CASCADE", "SET NULL", "RESTRICT"] = "CASCADE",
+    **kw: Any,
+) -> Any:
     return Field(foreign_key=target, nullable=nullable, ondelete=ondelete, index=True, **kw)
 
 

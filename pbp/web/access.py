@@ -13,9 +13,10 @@ another. `current_account()` is the logged-in `User` row, or None.
 from __future__ import annotations
 
 import functools
+from typing import cast
 from urllib.parse import urlsplit
 
-from flask import flash, g, redirect, request, url_for
+from flask import current_app, flash, g, redirect, request, url_for
 from flask_login import UserMixin, current_user
 
 from pbp.db import get_session
@@ -58,6 +59,20 @@ def current_account() -> User | None:
     if current_user.is_authenticated:
         return current_user.user
     return None
+
+
+def app_secret() -> str:
+    """The app's SECRET_KEY: text, as pbp.config reads it (Flask types it str | bytes | None)."""
+    return cast(str, current_app.secret_key)
+
+
+def signed_in_account() -> User:
+    """The logged-in user's row, in a view whose access check has already turned visitors away
+    (`login_required`, or a membership check)."""
+    user = current_account()
+    if user is None:
+        raise Forbidden("log in first")
+    return user
 
 
 def current_membership(campaign: Campaign) -> Membership | None:

@@ -9,6 +9,7 @@ flags: HttpOnly, SameSite=Lax, and Secure when PBP_BASE_URL is https.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from flask import (
     Blueprint,
@@ -25,7 +26,7 @@ from flask import (
 from flask_limiter import RateLimitExceeded
 from flask_login import LoginManager, login_user, logout_user
 from flask_wtf.csrf import CSRFError, CSRFProtect
-from wtforms import SelectChoice
+from wtforms import SelectChoice  # type: ignore[attr-defined]  # not in types-WTForms yet
 
 from pbp import rate_limits
 from pbp.db import get_session
@@ -36,10 +37,12 @@ from pbp.services.accounts import signup
 from pbp.web import forms
 from pbp.web.access import (
     LoginUser,
+    app_secret,
     current_account,
     login_required,
     require_referee,
     safe_next,
+    signed_in_account,
 )
 
 bp = Blueprint("auth", __name__)
@@ -213,8 +216,8 @@ def create_invite(slug: str):
             issued = accounts.create_invite(
                 session=db,
                 campaign=campaign,
-                created_by=current_account(),
-                secret_key=current_app.secret_key,
+                created_by=signed_in_account(),
+                secret_key=app_secret(),
                 base_url=current_app.config["PBP_BASE_URL"],
                 now=_now(),
                 character=character,
@@ -242,16 +245,14 @@ def create_invite(slug: str):
 def invite(token: str):
     """Accept an invite: as the logged-in account, or by creating one."""
     db = get_session()
-    details = accounts.check_invite(
-        session=db, token=token, secret_key=current_app.secret_key, now=_now()
-    )
+    details = accounts.check_invite(session=db, token=token, secret_key=app_secret(), now=_now())
     user = current_account()
     form = forms.JoinForm() if user else forms.AcceptInviteForm()
     if request.method == "GET" and user is None and details.invite.email:
         form.email.data = details.invite.email
     status = 200
     if form.validate_on_submit():
-        fields = {"user": user}
+        fields: dict[str, Any] = {"user": user}
         if user is None:
             fields = {
                 "email": form.email.data,
@@ -260,7 +261,7 @@ def invite(token: str):
             }
         try:
             joined = accounts.accept_invite(
-                session=db, token=token, secret_key=current_app.secret_key, now=_now(), **fields
+                session=db, token=token, secret_key=app_secret(), now=_now(), **fields
             )
         except UserError as exc:
             db.rollback()
@@ -304,9 +305,7 @@ def reset_request():
 @bp.route("/reset/<token>", methods=["GET", "POST"])
 def reset(token: str):
     db = get_session()
-    user = accounts.check_reset_token(
-        session=db, token=token, secret_key=current_app.secret_key, now=_now()
-    )
+    user = accounts.check_reset_token(session=db, token=token, secret_key=app_secret(), now=_now())
     form = forms.ResetPasswordForm()
     status = 200
     if form.validate_on_submit():
@@ -314,7 +313,7 @@ def reset(token: str):
             user = accounts.reset_password(
                 session=db,
                 token=token,
-                secret_key=current_app.secret_key,
+                secret_key=app_secret(),
                 password=form.password.data,
                 now=_now(),
             )

@@ -18,22 +18,25 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from cachetools import TTLCache
 from flask import current_app
 
 MAX_CHARACTERS = 32 * 1024 * 1024
 Page = TypeVar("Page", str, bytes)
+T = TypeVar("T")
 
 
 class PageCache:
     def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic):
         self._clock = clock
         self._lock = threading.Lock()
-        self._cache: TTLCache = TTLCache(MAX_CHARACTERS, seconds, clock, getsizeof=len)
+        self._cache: TTLCache[Hashable, Any] = TTLCache(
+            MAX_CHARACTERS, seconds, clock, getsizeof=len
+        )
         self._building: dict[Hashable, threading.Lock] = {}
-        self._versions: dict[Hashable, tuple[float, object]] = {}
+        self._versions: dict[Hashable, tuple[float, Any]] = {}
 
     def get_or_render(self, key: Hashable, render: Callable[[], Page]) -> Page:
         with self._lock:
@@ -57,13 +60,14 @@ class PageCache:
                     self._building.pop(key, None)
         return html
 
-    def recent(self, key: Hashable, load: Callable[[], object], recheck: float) -> object:
+    def recent(self, key: Hashable, load: Callable[[], T], recheck: float) -> T:
         """`load()`, or its value from less than `recheck` seconds ago."""
         now = self._clock()
         with self._lock:
             seen = self._versions.get(key)
         if seen is not None and now - seen[0] < recheck:
-            return seen[1]
+            value: T = seen[1]  # what load() gave for this key
+            return value
         value = load()
         with self._lock:
             self._versions[key] = (now, value)
@@ -86,7 +90,7 @@ def cached(key: Hashable, render: Callable[[], Page]) -> Page:
     return render() if cache is None else cache.get_or_render(key, render)
 
 
-def visitors_version(slug: str, load: Callable[[], object]) -> object:
+def visitors_version(slug: str, load: Callable[[], T]) -> T:
     """The campaign's content version as `load()` reads it, trusted for visitors' pages for
     PBP_PAGE_RECHECK_SECONDS."""
     cache = _cache()

@@ -11,7 +11,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from pbp.errors import UserError
 from pbp.services import invites, roster
 from pbp.services.noteworthy import blog_settings as blogs
-from pbp.web.access import current_account, login_required
+from pbp.web.access import login_required, signed_in_account
 from pbp.web.referee import TOKEN_PAGE_HEADERS, _campaign, now
 
 bp = Blueprint("roster_admin", __name__, url_prefix="/c/<slug>/referee")
@@ -32,7 +32,7 @@ def resend_invite(slug: str, invite_id: int):
         session=session,
         campaign=campaign,
         invite_id=invite_id,
-        actor=current_account(),
+        actor=signed_in_account(),
         mail_from=current_app.config["MAIL_FROM"],
         now=now(),
         **_links(),
@@ -93,7 +93,7 @@ def rename(slug: str, character_id: int):
             campaign=campaign,
             character_id=character_id,
             name=request.form.get("name", ""),
-            actor=current_account(),
+            actor=signed_in_account(),
             now=now(),
         ),
         "Renamed: {result.name}.",
@@ -112,7 +112,7 @@ def aliases(slug: str, character_id: int):
             campaign=campaign,
             character_id=character_id,
             aliases=request.form.get("aliases", "").split(","),
-            actor=current_account(),
+            actor=signed_in_account(),
             now=now(),
         ),
         "Aliases saved.",
@@ -132,7 +132,7 @@ def feed(slug: str, character_id: int):
             character_id=character_id,
             feed_url=request.form.get("feed_url", ""),
             allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
-            actor=current_account(),
+            actor=signed_in_account(),
             now=now(),
         ),
         "Blog changed; the new feed is read on the scheduler's next pass.",
@@ -151,7 +151,7 @@ def drop(slug: str, character_id: int):
             campaign=campaign,
             character_id=character_id,
             reason=request.form.get("reason", ""),
-            actor=current_account(),
+            actor=signed_in_account(),
             now=now(),
         ),
         "{result.name} has dropped out: an outsider from now on.",
@@ -172,7 +172,7 @@ def hand_over(slug: str, character_id: int):
             session=session,
             campaign=campaign,
             character_id=character_id,
-            actor=current_account(),
+            actor=signed_in_account(),
             now=now(),
             mail_from=current_app.config["MAIL_FROM"],
             member_id=member_id,

@@ -25,7 +25,7 @@ from pbp.db import get_session
 from pbp.errors import UserError
 from pbp.services.accounts import signup
 from pbp.web import forms
-from pbp.web.access import LoginUser, current_account
+from pbp.web.access import LoginUser, app_secret, current_account
 
 bp = Blueprint("signup", __name__)
 
@@ -94,9 +94,7 @@ def confirm(token: str):
     if not is_open():
         abort(404)
     db = get_session()
-    user = signup.confirm_account(
-        session=db, token=token, secret_key=current_app.secret_key, now=_now()
-    )
+    user = signup.confirm_account(session=db, token=token, secret_key=app_secret(), now=_now())
     db.commit()
     session.clear()  # a fresh session for the new identity
     login_user(LoginUser(user))

@@ -13,7 +13,7 @@ from pbp.errors import UserError
 from pbp.models import utcnow
 from pbp.models.api import TOKEN_SCOPES
 from pbp.services.accounts import tokens as api_tokens
-from pbp.web.access import current_account, login_required
+from pbp.web.access import current_account, login_required, signed_in_account
 from pbp.web.auth import TOKEN_PAGE_HEADERS
 
 bp = Blueprint("tokens", __name__, url_prefix="/account/tokens")
@@ -26,7 +26,7 @@ def page():
 
 
 def _page(issued=None, error: str | None = None, form=None, status: int = 200):
-    tokens = api_tokens.list_tokens(session=get_session(), user=current_account())
+    tokens = api_tokens.list_tokens(session=get_session(), user=signed_in_account())
     body = render_template(
         "account/tokens.html",
         tokens=tokens,
@@ -63,7 +63,7 @@ def create():
 def revoke(token_id: int):
     session = get_session()
     token = api_tokens.revoke_token(
-        session=session, user=current_account(), token_id=token_id, now=utcnow()
+        session=session, user=signed_in_account(), token_id=token_id, now=utcnow()
     )
     session.commit()
     flash(f"The token {token.name!r} is revoked: it no longer works.", "ok")
