@@ -107,6 +107,7 @@ def queue_event_notifications(
     """One message per player character whose player wants events, each carrying only
     the text meant for that character. Call it in the transaction that opens the turn."""
     campaign = session.get(Campaign, turn.campaign_id)
+    assert campaign is not None  # the turn's foreign key
     events = list(session.exec(select(Event).where(Event.turn_id == turn.id)))
     rows = session.exec(
         select(Character, User, Membership)
@@ -149,6 +150,7 @@ def queue_turn_results(
 ) -> list[OutboxMessage]:
     """The referee's results of a turn (text from the tally), to every player."""
     campaign = session.get(Campaign, turn.campaign_id)
+    assert campaign is not None  # the turn's foreign key
     link = turn_url(settings, campaign, turn.number)
     letters = [
         Letter(
@@ -240,8 +242,9 @@ def queue_note_notification(
     if not wants(membership, "notes_on_mine"):
         return None
     campaign = session.get(Campaign, character.campaign_id)
+    assert campaign is not None  # the character's foreign key
     ids = {n.author_character_id for n in others if n.author_character_id}
-    names = dict(
+    names: dict[int | None, str] = dict(
         session.exec(select(Character.id, Character.name).where(col(Character.id).in_(ids))).all()
     )
     items = []
@@ -293,8 +296,11 @@ def queue_challenge_notification(
     if not wants(membership, "challenges"):
         return None
     challenger = session.get(Character, entry.character_id)
+    assert challenger is not None  # the entry's foreign key
     turn = session.get(Turn, entry.turn_id)
+    assert turn is not None  # a challenge is made in a turn
     campaign = session.get(Campaign, character.campaign_id)
+    assert campaign is not None  # the character's foreign key
     letter = Letter(
         kind="challenge",
         template="challenge",
@@ -339,7 +345,7 @@ def queue_digests(
     members = [(m, u) for m, u in members if wants(m, "digest")]
     if not members:
         return []
-    names = dict(
+    names: dict[int | None, str] = dict(
         session.exec(
             select(Character.id, Character.name).where(Character.campaign_id == campaign.id)
         ).all()
@@ -422,6 +428,7 @@ def queue_invite(
     if not invite.email:
         raise UserError("this invite has no email address to send it to")
     campaign = session.get(Campaign, invite.campaign_id)
+    assert campaign is not None  # the invitation's foreign key
     inviter = session.get(User, invite.created_by) if invite.created_by else None
     letter = Letter(
         kind="invite",

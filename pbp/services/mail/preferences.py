@@ -110,7 +110,9 @@ def read_unsubscribe(*, session: Session, secret_key: str, token: str) -> Subscr
     if membership is None or preference not in PREFERENCES:
         raise NotFound("this unsubscribe link belongs to a membership that no longer exists")
     user = session.get(User, membership.user_id)
+    assert user is not None  # the membership's foreign key
     campaign = session.get(Campaign, membership.campaign_id)
+    assert campaign is not None  # the membership's foreign key
     label = PREFERENCE_LABELS[preference]
     on = wants(membership, preference)
     return Subscription(membership, user, campaign, preference, label, on)

@@ -42,8 +42,12 @@ def render(template: str, **context) -> tuple[str, str]:
 
 
 class Recipient(Protocol):
-    email: str
-    display_name: str
+    # Read-only, so a frozen Guest is a Recipient as a User row is.
+    @property
+    def email(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
 
 
 @dataclass(frozen=True)

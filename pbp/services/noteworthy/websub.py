@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 import requests.utils
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adapters import FeedError, Fetcher
 from adapters.base import ParsedFeed
@@ -72,12 +72,12 @@ def hub_and_topic(
     header comes first, then the feed's own links (WebSub 4: the headers are the
     publisher's first means; the W3C implementation report's test 104 checks the order);
     without a `rel="self"` the topic is the feed's address."""
-    linked = {}
+    linked: dict[str, str | None] = {}
     for link in requests.utils.parse_header_links(headers.get("link", "")) if headers else ():
         for rel in (link.get("rel") or "").split():
             linked.setdefault(rel.lower(), safe_url(link.get("url")))
-    if linked.get("hub"):
-        return linked["hub"], linked.get("self") or parsed.self_url or feed_url
+    if hub := linked.get("hub"):
+        return hub, linked.get("self") or parsed.self_url or feed_url
     if parsed.hub_url:
         return parsed.hub_url, parsed.self_url or feed_url
     return None
@@ -106,7 +106,7 @@ def note_hub(
     if noted is not None and (found in noted if found is not None else not noted):
         return None
     rows = session.exec(
-        select(Sub).where(Sub.blog_id == blog.id, Sub.state.in_((*LIVE, "denied")))
+        select(Sub).where(Sub.blog_id == blog.id, col(Sub.state).in_((*LIVE, "denied")))
     ).all()
     for row in rows:
         if found is not None and (row.hub_url, row.topic_url) == found:
@@ -132,7 +132,7 @@ def note_hub(
 def feed_changed(*, session: Session, blog_id: int, now: datetime) -> None:
     """The blog reads another feed (or none): its subscriptions are cancelled; `maintain`
     tells the hub. Called in the transaction that changes the blog."""
-    rows = session.exec(select(Sub).where(Sub.blog_id == blog_id, Sub.state.in_(LIVE))).all()
+    rows = session.exec(select(Sub).where(Sub.blog_id == blog_id, col(Sub.state).in_(LIVE))).all()
     for row in rows:
         _cancel(row, now)
         session.add(row)
@@ -267,7 +267,7 @@ def receive(
         return Delivery("retry", "stored by a poll at the same moment")
     with writing(), Session(engine) as session:
         session.execute(
-            sa.update(Sub).where(Sub.id == subscription_id).values(last_delivery_at=now)
+            sa.update(Sub).where(col(Sub.id) == subscription_id).values(last_delivery_at=now)
         )
         session.commit()
     if outcome.error:
@@ -285,7 +285,7 @@ def pushed_until(*, session: Session, blog_ids: list[int]) -> dict[int, datetime
         return {}
     rows = session.exec(
         select(Sub.blog_id, Sub.expires_at).where(
-            Sub.blog_id.in_(blog_ids), Sub.state == "active", Sub.expires_at.is_not(None)
+            col(Sub.blog_id).in_(blog_ids), Sub.state == "active", col(Sub.expires_at).is_not(None)
         )
     )
     return {blog_id: expires for blog_id, expires in rows}
@@ -327,7 +327,7 @@ def delivery_modes(*, session: Session, blogs: list[Blog]) -> dict[int, Delivery
         return {}
     rows = session.exec(
         select(Sub.blog_id, Sub.last_delivery_at).where(
-            Sub.blog_id.in_([b.id for b in external]), Sub.state == "active"
+            col(Sub.blog_id).in_([b.id for b in external]), Sub.state == "active"
         )
     ).all()
     pushed = dict(rows)
@@ -381,24 +381,26 @@ def maintain(
 def _due_requests(engine: Engine, now: datetime) -> list[_Request]:
     """Moves rows whose time came (a lease ended, a verification never came, a blog went
     away), then lists the requests to send."""
-    due = sa.or_(Sub.next_attempt_at.is_(None), Sub.next_attempt_at <= now)
+    due = sa.or_(col(Sub.next_attempt_at).is_(None), col(Sub.next_attempt_at) <= now)
     with writing(), Session(engine) as session:
-        for row in session.exec(select(Sub).where(Sub.state.in_(LIVE), Sub.blog_id.is_(None))):
+        for row in session.exec(
+            select(Sub).where(col(Sub.state).in_(LIVE), col(Sub.blog_id).is_(None))
+        ):
             _cancel(row, now)  # its blog was deleted
             session.add(row)
-        expired = select(Sub).where(Sub.state == "active", Sub.expires_at <= now)
+        expired = select(Sub).where(Sub.state == "active", col(Sub.expires_at) <= now)
         for row in session.exec(expired):
             log.info("websub %s: lease ended; subscribing again", row.id)
             row.state, row.next_attempt_at = "wanted", now
             session.add(row)
         unverified = select(Sub).where(
-            Sub.state == "pending", Sub.requested_at <= now - VERIFY_WAIT
+            Sub.state == "pending", col(Sub.requested_at) <= now - VERIFY_WAIT
         )
         for row in session.exec(unverified):
             row.state, row.last_error = "wanted", "the hub never verified the subscription"
             session.add(row)
         waited = select(Sub).where(
-            Sub.state == "unsubscribe_pending", Sub.requested_at <= now - VERIFY_WAIT
+            Sub.state == "unsubscribe_pending", col(Sub.requested_at) <= now - VERIFY_WAIT
         )
         for row in session.exec(waited):
             row.state = "ended"  # the hub never checked: nothing more pbp can do
@@ -407,18 +409,18 @@ def _due_requests(engine: Engine, now: datetime) -> list[_Request]:
         subscribe = select(Sub).where(
             due,
             sa.or_(
-                Sub.state == "wanted",
-                sa.and_(Sub.state == "active", Sub.renew_at <= now),
+                col(Sub.state) == "wanted",
+                sa.and_(col(Sub.state) == "active", col(Sub.renew_at) <= now),
             ),
         )
         unsubscribe = select(Sub).where(due, Sub.state == "unsubscribing")
         found = []
-        for row in session.exec(subscribe.order_by(Sub.id)):
+        for row in session.exec(subscribe.order_by(col(Sub.id))):
             found.append(_Request(row.id, "subscribe", row.hub_url, row.topic_url, row.secret))
             # Before the request: a hub may verify before it even answers it.
             row.state = "pending" if row.state == "wanted" else row.state
             _requested(session, row, now)
-        for row in session.exec(unsubscribe.order_by(Sub.id)):
+        for row in session.exec(unsubscribe.order_by(col(Sub.id))):
             found.append(_Request(row.id, "unsubscribe", row.hub_url, row.topic_url, row.secret))
             row.state = "unsubscribe_pending"
             _requested(session, row, now)
@@ -456,7 +458,9 @@ def _record(engine: Engine, request: _Request, error: str | None, now: datetime)
             # denial) is not overwritten by what this session read before it.
             session.execute(
                 sa.update(Sub)
-                .where(Sub.id == row.id, Sub.state.in_(("pending", "unsubscribe_pending")))
+                .where(
+                    col(Sub.id) == row.id, col(Sub.state).in_(("pending", "unsubscribe_pending"))
+                )
                 .values(failure_count=0, last_error=None)
             )
         else:
