@@ -45,7 +45,8 @@ class Body(SQLModel):
 class Out(SQLModel):
     """A response body, read from a row's attributes (pbp.api.convert)."""
 
-    model_config = ConfigDict(from_attributes=True)
+    # sqlmodel types model_config as its own TypedDict (SQLModelConfig); both are plain dicts.
+    model_config = ConfigDict(from_attributes=True)  # type: ignore[assignment]
 
 
 # -- errors --------------------------------------------------------------------------------
