@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from http.cookiejar import DefaultCookiePolicy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 import requests
@@ -51,6 +51,9 @@ from adapters.errors import (
     RedirectError,
 )
 from adapters.ssrf import AddressPolicy, guarded_adapter, split_url
+
+if TYPE_CHECKING:
+    from adapters.fetch_async import EventLoop  # it imports this module
 
 MiB = 1024 * 1024
 DEFAULT_MAX_BYTES = 10 * MiB
@@ -223,7 +226,8 @@ class Fetcher:
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._lock = threading.Lock()
-        self._event_loop = None  # adapters.fetch_async.event_loop: the poll passes' loop
+        # adapters.fetch_async.event_loop: the poll passes' loop
+        self._event_loop: EventLoop | None = None
 
     # --- sessions --------------------------------------------------------------------------
     def session(self) -> requests.Session:

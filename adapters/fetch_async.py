@@ -36,8 +36,9 @@ import ipaddress
 import socket
 import ssl
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import datetime, timedelta
+from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 import aiohttp
@@ -98,11 +99,11 @@ class GuardedResolver(AbstractResolver):
         """Nothing held."""
 
 
-def guarded_socket_factory(policy: AddressPolicy) -> Callable[[tuple], socket.socket]:
+def guarded_socket_factory(policy: AddressPolicy) -> Callable[[tuple[Any, ...]], socket.socket]:
     """The socket for one address aiohttp is about to connect to, or BlockedURL. It is not
     an OSError, so aiohttp does not try the next address: the fetch is refused."""
 
-    def make(addr_info: tuple) -> socket.socket:
+    def make(addr_info: tuple[Any, ...]) -> socket.socket:
         family, type_, proto, _, sockaddr = addr_info
         address = ipaddress.ip_address(sockaddr[0].split("%", 1)[0])
         reason = policy.refusal(address)
@@ -353,6 +354,9 @@ class BlockingFetcher:
         return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=wait)
 
 
+T = TypeVar("T")
+
+
 class EventLoop:
     """An event loop running in a thread of its own, with one open AsyncFetcher on it."""
 
@@ -366,7 +370,7 @@ class EventLoop:
         self.client = AsyncFetcher(fetcher, limit=limit, tls=tls)
         self.run(self.client.__aenter__())
 
-    def run(self, work):
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
         """Run the coroutine *work* on the loop; wait for its result here."""
         return asyncio.run_coroutine_threadsafe(work, self.loop).result()
 
