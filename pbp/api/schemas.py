@@ -8,7 +8,7 @@ code. Limits mirror the database columns: a value the API accepts always fits th
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import ConfigDict
 from sqlmodel import Field, SQLModel
@@ -32,14 +32,19 @@ from pbp.inputs.player import CommenterIdentityIn as CommenterIdentityIn
 from pbp.rules import noteworthy as nw
 from pbp.services.campaigns import RULESETS
 
-Ruleset = Literal[RULESETS]  # type: ignore[valid-type]
-RulingKind = Literal[tuple(k.value for k in nw.RulingKind)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # built from the rules' vocabularies at run time, which mypy cannot read
+    Ruleset = str
+    RulingKind = str
+else:
+    Ruleset = Literal[RULESETS]
+    RulingKind = Literal[tuple(k.value for k in nw.RulingKind)]
 
 
 class Body(SQLModel):
     """A request body: unknown fields are refused, so a misspelt field is not ignored."""
 
-    model_config = ConfigDict(extra="forbid")
+    # sqlmodel types model_config as its own TypedDict (SQLModelConfig); both are plain dicts.
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
 
 class Out(SQLModel):

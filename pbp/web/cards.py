@@ -26,7 +26,7 @@ from pbp.services import campaigns
 from pbp.services.cards import tables as cards
 from pbp.services.forum import scenes as forum
 from pbp.services.mail.outbox import MailSettings
-from pbp.web.access import current_account, current_membership, login_required
+from pbp.web.access import current_account, current_membership, login_required, signed_in_account
 from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("cards", __name__)
@@ -174,7 +174,7 @@ def new(slug: str, thread_id: int):
             session=session,
             campaign=campaign,
             thread_id=thread_id,
-            user=current_account(),
+            user=signed_in_account(),
             settings=_settings(campaign),
             mail=_mail(),
             now=now(),
@@ -205,7 +205,7 @@ def act(slug: str, thread_id: int, action: str):
             session=session,
             campaign=campaign,
             thread_id=thread_id,
-            user=current_account(),
+            user=signed_in_account(),
             action=action,
             params=form_params(request.form),
             expected_version=_version(request.form.get("version")),

@@ -14,7 +14,9 @@ from typing import TypeVar
 
 from flask_wtf import FlaskForm
 from pydantic import ValidationError as InputError
-from wtforms import (
+
+# types-WTForms has no SelectChoice yet (added in WTForms 3.2).
+from wtforms import (  # type: ignore[attr-defined]
     HiddenField,
     IntegerField,
     PasswordField,

@@ -43,6 +43,7 @@ from pbp.web.access import (
     current_membership,
     login_required,
     require_member,
+    signed_in_account,
     visiting,
 )
 from pbp.web.forms import parsed
@@ -298,7 +299,7 @@ def new_thread(slug: str):
         post = forum.create_thread(
             session=session,
             campaign=campaign,
-            author=current_account(),
+            author=signed_in_account(),
             title=title,
             draft=_checked(draft),
             mail=_mail(),
@@ -334,7 +335,7 @@ def reply(slug: str, thread_id: int):
             session=session,
             campaign=campaign,
             thread_id=thread_id,
-            author=current_account(),
+            author=signed_in_account(),
             draft=_checked(draft),
             mail=_mail(),
             now=now(),
@@ -364,7 +365,7 @@ def watch(slug: str, thread_id: int):
         session=session,
         campaign=campaign,
         thread_id=thread_id,
-        user=current_account(),
+        user=signed_in_account(),
         on=on,
         now=now(),
     )
@@ -395,7 +396,7 @@ def edit(slug: str, post_id: int):
             session=session,
             campaign=campaign,
             post_id=post_id,
-            editor=current_account(),
+            editor=signed_in_account(),
             body=parsed(PostEdit, {"body": body}).body,
             now=now(),
         )
@@ -419,7 +420,7 @@ def delete(slug: str, post_id: int):
     visiting(campaign)
     session = get_session()
     post = forum.remove_post(
-        session=session, campaign=campaign, post_id=post_id, actor=current_account(), now=now()
+        session=session, campaign=campaign, post_id=post_id, actor=signed_in_account(), now=now()
     )
     session.commit()
     flash("Post deleted. Its rolls stay on the record.", "ok")
@@ -442,7 +443,7 @@ def start(slug: str):
     campaign = _forum(slug)
     session = get_session()
     commitment = forum.start_campaign(
-        session=session, campaign=campaign, actor=current_account(), now=now()
+        session=session, campaign=campaign, actor=signed_in_account(), now=now()
     )
     session.commit()
     flash(f"The campaign is running. Dice commitment (SHA-256): {commitment}", "ok")
@@ -454,7 +455,7 @@ def start(slug: str):
 def end(slug: str):
     campaign = _forum(slug)
     session = get_session()
-    forum.end_campaign(session=session, campaign=campaign, actor=current_account(), now=now())
+    forum.end_campaign(session=session, campaign=campaign, actor=signed_in_account(), now=now())
     session.commit()
     flash("The campaign has ended and its seed is revealed: every roll can be checked.", "ok")
     return redirect(url_for("forum.index", slug=slug))
@@ -515,7 +516,7 @@ def sheet_edit(slug: str, character: str):
                 campaign=campaign,
                 character_slug=found.slug,
                 data=data,
-                actor=current_account(),
+                actor=signed_in_account(),
                 now=now(),
             )
             session.commit()

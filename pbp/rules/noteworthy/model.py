@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 # A setting or request a user can get wrong raises RulesError (re-exported here), its message
 # written for that user. The tally itself never raises on odd data: it flags it for the referee.
@@ -380,7 +380,7 @@ class IgnoredNote:
 _new = object.__new__
 
 
-def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple:
+def _slot_setters(cls: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
     if tuple(f.name for f in fields(cls)) != names or cls.__slots__ != names:
         raise RuntimeError(f"{cls.__name__}'s fields changed: update its fast constructor.")
     return tuple(cls.__dict__[name].__set__ for name in names)

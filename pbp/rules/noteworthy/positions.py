@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from pbp.rules.noteworthy.challenges import Draft
 from pbp.rules.noteworthy.context import (
@@ -115,7 +115,8 @@ def _stored_stance(note: Note) -> Stance:
     if note.stance.__class__ is Stance:
         return note.stance
     try:
-        return Stance(note.stance)
+        # None, or a stance stored as its text: Stance() takes the text or raises ValueError.
+        return Stance(cast(str, note.stance))
     except ValueError:
         return read_stance(note.text).stance
 
@@ -208,7 +209,7 @@ class Tallying:
     deciding: dict[object, Note] = field(default_factory=dict)  # note id -> deciding note
 
 
-def recency(note: Note) -> tuple:
+def recency(note: Note) -> tuple[datetime, int, str]:
     """Noteworthy: "the PC's most recent note holds sway" -- publication, then arrival."""
     return (note.published, note.arrival, subject_key(note.id))
 
@@ -352,6 +353,7 @@ def _fate_of(facts: NoteFacts) -> Fate:
     else:
         why = "Not allowed by the referee: a note cannot remove any PC but the target."
     note = facts.note
+    assert note.fate is not None  # called for notes with a fate only
     return Fate(note.id, facts.author_id, note.fate, facts.fate_allowed, why)
 
 
@@ -414,7 +416,8 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     gate = _author_gate(draft, ctx).get
     concerns = book.concerns if book.has_rulings else None
     late_words = _late_words(deadline) if limit is not None else None
-    texts: dict[tuple, str] = {}  # explanations that depend only on the reason and author
+    # explanations that depend only on the reason and author
+    texts: dict[tuple[IgnoreReason, CharacterId | None], str] = {}
     by_author: dict[CharacterId, str] = {}  # the same, for authors the gate shuts out
     by_label: dict[str, str] = {}  # why a commenter mapped to nobody is ignored, by label
     skipped: list[IgnoredNote] = []  # latest first, like every list filled in the loop

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import links
 from pbp.models import Campaign, Membership, User
@@ -34,8 +34,8 @@ def notify(
         return
     members = session.exec(
         select(Membership, User)
-        .join(User, User.id == Membership.user_id)
-        .where(Membership.campaign_id == campaign.id, Membership.user_id.in_(wanted))
+        .join(User, col(User.id) == Membership.user_id)
+        .where(Membership.campaign_id == campaign.id, col(Membership.user_id).in_(wanted))
     ).all()
     for membership, user in members:
         viewer = Viewer(user.id, membership.role)

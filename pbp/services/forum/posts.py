@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adapters.sanitize import text_to_html
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
@@ -263,7 +263,7 @@ def post_history(
         session.exec(
             select(PostRevision)
             .where(PostRevision.post_id == post.id)
-            .order_by(PostRevision.created_at, PostRevision.id)
+            .order_by(col(PostRevision.created_at), col(PostRevision.id))
         )
     )
     names = user_names(session, {r.edited_by for r in rows})
@@ -311,7 +311,7 @@ def _recipients_for(
     found = set(
         session.exec(
             select(Membership.user_id).where(
-                Membership.campaign_id == campaign.id, Membership.user_id.in_(wanted)
+                Membership.campaign_id == campaign.id, col(Membership.user_id).in_(wanted)
             )
         )
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import Forbidden, NotFound
 from pbp.models import Campaign, Character, Membership, User
@@ -69,7 +69,7 @@ def members(*, session: Session, campaign: Campaign) -> list[Member]:
     """Everyone a whisper can go to: the campaign's members, by name."""
     rows = session.exec(
         select(Membership, User)
-        .join(User, User.id == Membership.user_id)
+        .join(User, col(User.id) == Membership.user_id)
         .where(Membership.campaign_id == campaign.id)
         .order_by(User.display_name)
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Membership, User
@@ -79,11 +79,11 @@ def visible_posts(
 ) -> list[PostView]:
     """The posts of a thread (or of the whole forum) that `viewer` may read, oldest first,
     each with its rolls as `roll_view` allows."""
-    query = select(Post).join(Thread, Thread.id == Post.thread_id)
+    query = select(Post).join(Thread, col(Thread.id) == Post.thread_id)
     query = query.where(Thread.campaign_id == campaign.id)
     if thread is not None:
         query = query.where(Post.thread_id == thread.id)
-    posts = list(session.exec(query.order_by(Post.created_at, Post.id)))
+    posts = list(session.exec(query.order_by(col(Post.created_at), col(Post.id))))
     return views_of(session, campaign, posts, viewer)
 
 
@@ -176,7 +176,7 @@ def recipients_of(session: Session, post_ids: list[int]) -> dict[int, set[int]]:
     if not post_ids:
         return {}
     found: dict[int, set[int]] = {}
-    query = select(PostRecipient).where(PostRecipient.post_id.in_(post_ids))
+    query = select(PostRecipient).where(col(PostRecipient.post_id).in_(post_ids))
     for row in session.exec(query):
         found.setdefault(row.post_id, set()).add(row.user_id)
     return found
@@ -186,7 +186,7 @@ def user_names(session: Session, user_ids) -> dict[int, str]:
     ids = [u for u in user_ids if u is not None]
     if not ids:
         return {}
-    return {u.id: u.display_name for u in session.exec(select(User).where(User.id.in_(ids)))}
+    return {u.id: u.display_name for u in session.exec(select(User).where(col(User.id).in_(ids)))}
 
 
 def characters_of(session: Session, campaign: Campaign) -> list[Character]:

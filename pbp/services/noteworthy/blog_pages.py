@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.models import Blog, Campaign, Challenge, Character, Entry, Note, Turn, User
 from pbp.rules import noteworthy as nw
@@ -37,7 +37,7 @@ def entry_page(
         session=session, campaign=campaign, character_slug=character_slug, entry_id=entry_id
     )
     notes = session.exec(
-        select(Note).where(Note.entry_id == entry.id).order_by(Note.published_at, Note.id)
+        select(Note).where(Note.entry_id == entry.id).order_by(col(Note.published_at), col(Note.id))
     ).all()
     names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
     turn = play.open_turn(session=session, campaign=campaign)
@@ -82,7 +82,7 @@ def character_page(*, session: Session, campaign: Campaign, character_slug: str)
     entries = session.exec(
         select(Entry.id, Entry.title, Entry.mood_raw, Entry.published_at)
         .where(Entry.character_id == who.id)
-        .order_by(Entry.published_at.desc(), Entry.id.desc())
+        .order_by(col(Entry.published_at).desc(), col(Entry.id).desc())
         .limit(100)
     ).all()
     made = session.exec(select(Challenge).where(Challenge.challenger_id == who.id)).all()
