@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.util import identity_key
+from sqlmodel import col
 
 from pbp.models import Campaign, Entry, Turn
 from pbp.models import Character as CharacterRow
@@ -164,7 +165,7 @@ def _bump(session: Session, transaction) -> None:
         return
     bump = (
         sa.update(Campaign)
-        .where(Campaign.id.in_(sorted(ids)))
+        .where(col(Campaign.id).in_(sorted(ids)))
         .values(content_version=Campaign.content_version + 1)
     )
     bind = session.get_bind()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import limits
 from pbp.errors import Conflict, UserError
@@ -375,7 +375,7 @@ def poll_soon(
     _check(session, campaign, actor, "poll the feeds")
     query = (
         select(Blog)
-        .join(Character, Character.id == Blog.character_id)
+        .join(Character, col(Character.id) == Blog.character_id)
         .where(Character.campaign_id == campaign.id, Blog.kind == "external")
     )
     if blog_id is not None:

@@ -301,7 +301,7 @@ def for_polling(
         return {}, {}
     rows = session.exec(
         select(Sub.blog_id, Sub.state, Sub.expires_at, Sub.hub_url, Sub.topic_url).where(
-            Sub.blog_id.in_(blog_ids), Sub.state.in_((*LIVE, "denied"))
+            col(Sub.blog_id).in_(blog_ids), col(Sub.state).in_((*LIVE, "denied"))
         )
     )
     pushed: dict[int, datetime] = {}
