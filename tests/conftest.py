@@ -11,6 +11,7 @@ import pytest
 
 from pbp import migrate
 from pbp.db import make_engine
+from pbp.services.noteworthy import polling
 from tests.helpers import create_scratch_postgres, make_test_app, session_on
 
 DB_FIXTURES = {"engine", "connection", "db_session", "app", "client", "runner", "database_url"}
@@ -32,6 +33,26 @@ def pytest_runtest_makereport(item, call):
     if on_postgres_in_ci and report.skipped and item.get_closest_marker("db"):
         report.outcome = "failed"
         report.longrepr = f"database test skipped in CI: {report.longrepr}"
+
+
+@pytest.fixture(autouse=True)
+def _close_app_fetchers(monkeypatch):
+    """Close the fetcher an app made during the test (`polling.app_fetcher`). A poll pass
+    keeps an event loop and its aiohttp connections on it; a test app dropped with them open
+    would leave a thread running and, when collected, an "Unclosed connector" warning that
+    fails whichever later test is running (the suite makes warnings errors)."""
+    made = []
+    real = polling.app_fetcher
+
+    def tracked(app):
+        fetcher = real(app)
+        made.append(fetcher)
+        return fetcher
+
+    monkeypatch.setattr(polling, "app_fetcher", tracked)
+    yield
+    for fetcher in made:
+        fetcher.close()
 
 
 @pytest.fixture(scope="session")
