@@ -54,6 +54,7 @@ def _poll(args, engine, log) -> None:
                 campaign_id=args.campaign,
                 on_done=done,
                 lease=timedelta(seconds=args.lease),
+                claim=500,  # two workers share 2,000 feeds, as the tests expect
             )
             if passed:
                 line = {"pass": len(passed), "seconds": time.monotonic() - started}

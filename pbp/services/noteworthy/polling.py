@@ -666,6 +666,7 @@ def poll_due(
     lease: timedelta | None = None,
     progress: Callable[[int, int, PollOutcome], None] | None = None,
     mail: MailSettings | None = None,
+    claim: int | None = None,
 ) -> list[PollOutcome]:
     """One pass over every due blog: `concurrency` requests in flight on an event loop
     (`_async_pass`), or with `concurrency=0` a pool of `threads` threads. The per-host limit is
@@ -676,14 +677,15 @@ def poll_due(
     `progress(done, total, outcome)` is called once per feed as it finishes, `done` counting
     1..`total` (the feeds this pass claimed). With `mail`, the notes and challenges a feed
     brings are mailed to the players concerned (services.noteworthy.play_mail); without it (tools,
-    tests of the fetching) nothing is mailed."""
+    tests of the fetching) nothing is mailed. `claim`: how many due feeds one pass takes
+    (ASYNC_CLAIM on the event loop, 500 with threads); other workers share what it leaves."""
     lease = lease or LEASE
     claimed_at = now()
     blog_ids = claim_due(
         engine=engine,
         now=claimed_at,
         owner=owner,
-        limit=ASYNC_CLAIM if concurrency else 500,
+        limit=claim or (ASYNC_CLAIM if concurrency else 500),
         campaign_id=campaign_id,
         lease=lease,
     )
@@ -770,9 +772,17 @@ async def _async_pass(engine, client, lanes, now, records, renew, report, mail, 
 
 def _changed(engine, job, fetcher, result, now, outcome, renew, mail, left) -> PollOutcome:
     """In a worker thread: the rest of `_poll` for a feed with something new, its further
-    fetches within what is left of the blog's deadline."""
+    fetches within what is left of the blog's deadline.
+
+    It renews the pass's leases too (at most once a third of a lease, see `_Renewal`): once
+    the lanes have fetched everything, the pass may still be parsing and storing changed
+    feeds for longer than a lease (a first poll of thousands of new feeds), and only these
+    threads are still working then. Without it another worker would claim the feeds whose
+    poll is not committed yet and fetch them a second time."""
+    renew()
     with deadline.deadline(max(left, 0)):
         documents, comment_counts = _read_changed(engine, job, fetcher, result, now, outcome, renew)
+    renew()
     _store(engine, job, result, documents, comment_counts, now, outcome, mail)
     return outcome
 

@@ -4,6 +4,7 @@ These tests commit (the poller opens its own sessions), so each builds its own c
 and deletes it afterwards; `claim_due` is scoped to that campaign.
 """
 
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -35,12 +36,15 @@ def server():
 @pytest.fixture
 def game(engine, server):
     """A committed campaign whose Colonel Marsh blogs on the loopback server."""
+    # Committed rows outlive the test: a name of its own each time (id(server) can repeat
+    # once an earlier server is collected).
+    unique = uuid.uuid4().hex[:12]
     with Session(engine, expire_on_commit=False) as session:
         referee = campaigns.create_user(
-            session=session, email=f"ref-{id(server)}@poll.test", display_name="Ref"
+            session=session, email=f"ref-{unique}@poll.test", display_name="Ref"
         )
         campaign = campaigns.create_campaign(
-            session=session, referee=referee, name=f"Poll {id(server)}"
+            session=session, referee=referee, name=f"Poll {unique}"
         )
         marsh = campaigns.add_character(
             session=session,
