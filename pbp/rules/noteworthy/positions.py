@@ -427,6 +427,8 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     deciding: dict[CharacterId, Candidate] = {}  # each character's deciding note
     sway: dict[CharacterId, str] = {}  # why it holds sway, shared by the notes it supersedes
     held = sway.get
+    # Locals, not globals, in the loop below: it runs for every note of a busy turn.
+    ignored, skip, supersede = ignored_note, skipped.append, superseded.append
     for note in reversed(notes):
         author = note.author_id
         stance = note.stance
@@ -448,23 +450,23 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             if made_at is not None and note.published < made_at:
                 reason = _BEFORE_CHALLENGE
             elif limit is not None and note.published > limit:
-                skipped.append(ignored_note(note.id, author, _LATE, late_words(note.published)))
+                skip(ignored(note.id, author, _LATE, late_words(note.published)))
                 continue
             elif stance is _NO_STANCE:
-                skipped.append(ignored_note(note.id, author, _NO_POSITION, _NO_POSITION_TEXT))
+                skip(ignored(note.id, author, _NO_POSITION, _NO_POSITION_TEXT))
                 continue
         elif reason is _UNKNOWN:  # nobody mapped: ``_skip_reason`` says unmapped
             label = note.author_label
             why = by_label.get(label)
             if why is None:
                 why = by_label[label] = _skip_text(note, None, _UNMAPPED, ctx, deadline)
-            skipped.append(ignored_note(note.id, None, _UNMAPPED, why))
+            skip(ignored(note.id, None, _UNMAPPED, why))
             continue
         else:  # the challenger, the target or an outsider
             why = by_author.get(author)
             if why is None:
                 why = by_author[author] = _skip_text(note, author, reason, ctx, deadline)
-            skipped.append(ignored_note(note.id, author, reason, why))
+            skip(ignored(note.id, author, reason, why))
             continue
         if reason is None:
             why = held(author)
@@ -472,7 +474,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 deciding[author] = (note, author, stance)
                 sway[author] = f"{ctx.name(author)}'s later note {note.id} holds sway."
             else:
-                superseded.append(ignored_note(note.id, author, _SUPERSEDED, why))
+                supersede(ignored(note.id, author, _SUPERSEDED, why))
             seen = note.first_seen
             if seen is not None and limit is not None and seen > limit and not late_ok:
                 backdated_flags.append(backdated(note, deadline))
@@ -483,7 +485,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 why = texts[reason, author] = _skip_text(note, author, reason, ctx, deadline)
         else:
             why = _skip_text(note, author, reason, ctx, deadline, ruling_note, made_at)
-        skipped.append(ignored_note(note.id, author, reason, why))
+        skip(ignored(note.id, author, reason, why))
     skipped.reverse()
     tallying.ignored = skipped + superseded
     fates.reverse()
