@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple, cast
+from enum import Enum
+from typing import Final, NamedTuple, cast
 
 from pbp.rules.noteworthy.challenges import Draft
 from pbp.rules.noteworthy.context import (
@@ -214,7 +215,13 @@ def recency(note: Note) -> tuple[datetime, int, str]:
     return (note.published, note.arrival, subject_key(note.id))
 
 
-_UNKNOWN = object()
+class _Gate(Enum):
+    """The author gate's answer for an author it does not know: a commenter mapped to nobody."""
+
+    UNKNOWN = "unknown"
+
+
+_UNKNOWN: Final = _Gate.UNKNOWN
 
 
 def edited_into_challenge(draft: Draft) -> datetime | None:
@@ -373,11 +380,10 @@ def _void_notes(notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallyi
     return tallying
 
 
-def _late_words(deadline: Deadline) -> Callable[[datetime], str]:
+def _late_words(limit: datetime, what: str) -> Callable[[datetime], str]:
     """``_skip_text``'s words for a late note, with the deadline's half of them worked out
     once per challenge: a busy turn can have hundreds of late notes. The same words as
     ``when_compared(published, limit)`` gives: with seconds when both fall in one minute."""
-    limit, what = deadline
     limit_minute = limit.replace(second=0, microsecond=0)
     closed = when(limit)
     closed_seconds = when(limit, seconds=True)
@@ -415,24 +421,25 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     made_at = edited_into_challenge(draft)
     gate = _author_gate(draft, ctx).get
     concerns = book.concerns if book.has_rulings else None
-    late_words = _late_words(deadline) if limit is not None else None
+    late_words = _late_words(limit, deadline[1]) if limit is not None else _no_deadline
     # explanations that depend only on the reason and author
     texts: dict[tuple[IgnoreReason, CharacterId | None], str] = {}
-    by_author: dict[CharacterId, str] = {}  # the same, for authors the gate shuts out
+    by_author: dict[CharacterId | None, str] = {}  # the same, for authors the gate shuts out
     by_label: dict[str, str] = {}  # why a commenter mapped to nobody is ignored, by label
     skipped: list[IgnoredNote] = []  # latest first, like every list filled in the loop
     superseded: list[IgnoredNote] = []
-    backdated_flags: list[Flag | None] = []
+    backdated_flags: list[Flag] = []
     fates: list[Fate] = []
-    deciding: dict[CharacterId, Candidate] = {}  # each character's deciding note
-    sway: dict[CharacterId, str] = {}  # why it holds sway, shared by the notes it supersedes
+    # each character's deciding note (the gate lets characters only: never a None author)
+    deciding: dict[CharacterId | None, tuple[Note, CharacterId | None, Stance]] = {}
+    sway: dict[CharacterId | None, str] = {}  # why it holds sway, shared by the notes it supersedes
     held = sway.get
     # Locals, not globals, in the loop below: it runs for every note of a busy turn.
     ignored, skip, supersede = ignored_note, skipped.append, superseded.append
     for note in reversed(notes):
         author = note.author_id
         stance = note.stance
-        reason = gate(author, _UNKNOWN)
+        reason: IgnoreReason | _Gate | None = gate(author, _UNKNOWN)
         late_ok, ruling_note = False, ""
         if (
             stance.__class__ is not Stance
@@ -477,7 +484,9 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 supersede(ignored(note.id, author, _SUPERSEDED, why))
             seen = note.first_seen
             if seen is not None and limit is not None and seen > limit and not late_ok:
-                backdated_flags.append(backdated(note, deadline))
+                flag = backdated(note, deadline)
+                if flag is not None:  # it is one: first seen after the deadline
+                    backdated_flags.append(flag)
             continue
         if reason in _PER_AUTHOR:
             why = texts.get((reason, author))
@@ -493,8 +502,14 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     backdated_flags.reverse()
     tallying.flags = backdated_flags
     for note, author, stance in reversed(deciding.values()):
+        assert author is not None  # see `deciding`
         _place(note, author, stance, ctx, tallying)
     return tallying
+
+
+def _no_deadline(published: datetime) -> str:
+    """``tally_notes``' late words when the turn has no deadline: no note is late then."""
+    raise AssertionError("a note cannot be late without a deadline")
 
 
 def _place(
