@@ -305,7 +305,8 @@ def test_an_ended_lease_falls_back_to_polling_and_subscribes_again(
     assert again.state == "pending" and again.requested_at == after
     assert hub.requests[-1]["hub.mode"] == "subscribe" and len(hub.requests) == 2
     with Session(engine) as session:
-        assert websub.pushed_until(session=session, blog_ids=[blog.id]) == {}
+        pushed, _hubs = websub.for_polling(session=session, blog_ids=[blog.id])
+        assert pushed == {}
 
 
 def test_a_pushed_feed_is_polled_every_six_hours(engine, live, fetcher, hub, game, server):

@@ -279,24 +279,13 @@ def receive(
 # --- what the poller and the roster need --------------------------------------------------
 
 
-def pushed_until(*, session: Session, blog_ids: list[int]) -> dict[int, datetime]:
-    """For the blogs among `blog_ids` a hub pushes: when the granted lease ends."""
-    if not blog_ids:
-        return {}
-    rows = session.exec(
-        select(Sub.blog_id, Sub.expires_at).where(
-            col(Sub.blog_id).in_(blog_ids), Sub.state == "active", col(Sub.expires_at).is_not(None)
-        )
-    )
-    return {blog_id: expires for blog_id, expires in rows}
-
-
 def for_polling(
     *, session: Session, blog_ids: list[int]
 ) -> tuple[dict[int, datetime], dict[int, frozenset[tuple[str, str]]]]:
     """What a poll pass needs of these blogs' subscriptions, in one query for the batch:
-    `pushed_until`'s answer, and the (hub, topic) pairs of the subscriptions `note_hub`
-    keeps (live or refused), so storing a changed feed whose hub is unchanged reads none."""
+    when each pushed feed's granted lease ends, and the (hub, topic) pairs of the
+    subscriptions `note_hub` keeps (live or refused), so storing a changed feed whose hub is
+    unchanged reads none."""
     if not blog_ids:
         return {}, {}
     rows = session.exec(
