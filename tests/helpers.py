@@ -30,7 +30,7 @@ from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.accounts import tokens as api_tokens
 
-_api_seq = itertools.count(1)
+_seq = itertools.count(1)  # one counter: names and addresses only need to differ
 
 
 def create_scratch_postgres(server_url: str) -> tuple[str, callable]:
@@ -81,7 +81,6 @@ def make_test_app(engine, connection, database_url, instance_path, **overrides):
 
 PASSWORD = "correct horse battery staple"
 _CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
-_seq = itertools.count(1)
 
 
 def csrf_token(client, url: str = "/login") -> str:
@@ -184,7 +183,7 @@ class Api:
 
 def make_token(session, user: User, scope: str = "write") -> str:
     issued = api_tokens.create_token(
-        session=session, user=user, name=f"test {next(_api_seq)}", scope=scope, now=API_NOW
+        session=session, user=user, name=f"test {next(_seq)}", scope=scope, now=API_NOW
     )
     return issued.text
 
@@ -235,9 +234,6 @@ UNLABELLED_FIELDS = """() => Array.from(document.querySelectorAll(
       && !el.getAttribute('aria-labelledby')).map(el => el.outerHTML.slice(0, 120))"""
 
 
-_browser_seq = itertools.count(1)
-
-
 @functools.cache
 def _password_hash() -> str:
     return accounts.hash_password(PASSWORD)  # scrypt takes ~0.5 s: hash once per run
@@ -245,7 +241,7 @@ def _password_hash() -> str:
 
 def make_account(session: Session, name: str) -> User:
     user = campaigns.create_user(
-        session=session, email=f"{name.lower()}{next(_browser_seq)}@browser.test", display_name=name
+        session=session, email=f"{name.lower()}{next(_seq)}@browser.test", display_name=name
     )
     user.password_hash = _password_hash()
     session.add(user)
