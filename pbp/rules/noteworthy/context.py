@@ -8,7 +8,7 @@ answers "who is this?" questions against the standings at the turn's start.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from pbp.rules.noteworthy.model import (
@@ -17,6 +17,7 @@ from pbp.rules.noteworthy.model import (
     CharacterId,
     Flag,
     FlagKind,
+    IgnoreReason,
     Ruling,
     RulingKind,
     Settings,
@@ -55,15 +56,16 @@ def parse_stance(value: object) -> Stance | None:
 
 def when(moment: datetime | None, seconds: bool = False) -> str:
     """A timestamp as the explanations show it, in UTC and saying so (every shown time
-    carries its zone; the stored words cannot follow each reader's zone). Formatted by
-    hand: strftime is slow."""
+    carries its zone; the stored words cannot follow each reader's zone). Cut from
+    isoformat: strftime is slow."""
     if moment is None:
         return "(open)"
-    m = moment
-    if m.tzinfo is not None and m.utcoffset():
-        m = m.astimezone(UTC)
-    clock = f"{m.hour:02d}:{m.minute:02d}" + (f":{m.second:02d}" if seconds else "")
-    return f"{m.year:04d}-{m.month:02d}-{m.day:02d} {clock} UTC"
+    zone = moment.tzinfo
+    if zone is not None and zone is not UTC and moment.utcoffset():
+        moment = moment.astimezone(UTC)
+    if seconds:
+        return moment.isoformat(" ", "seconds")[:19] + " UTC"  # 2024-03-01 20:00:15
+    return moment.isoformat(" ", "minutes")[:16] + " UTC"
 
 
 def _same_minute(one: datetime | None, other: datetime | None) -> bool:
@@ -145,6 +147,9 @@ class TurnContext:
     by_id: dict[object, Character]
     by_key: dict[str, Character]
     joined: tuple[Character, ...] = ()
+    # Each character's id: ``IgnoreReason.OUTSIDER`` for an outsider, else ``None``. Noteworthy:
+    # "An outsider ... cannot support or oppose challenges" (looked up for every note).
+    outsiders: dict[object, IgnoreReason | None] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -164,6 +169,7 @@ class TurnContext:
             by_id={c.id: c for c in cast},
             by_key={subject_key(c.id): c for c in cast},
             joined=tuple(joined),
+            outsiders={c.id: None if c.active else IgnoreReason.OUTSIDER for c in cast},
         )
 
     def joiner(self, character_id: object) -> Character | None:

@@ -7,10 +7,12 @@ to the challenge." Every note that does not count is listed with its reason.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import Enum
+from operator import attrgetter
 from typing import Final, NamedTuple, cast
 
 from pbp.rules.noteworthy.challenges import Draft
@@ -272,14 +274,10 @@ def _skip_reason(
 def _author_gate(draft: Draft, ctx: TurnContext) -> dict[object, IgnoreReason | None]:
     """``_skip_reason``'s author rules worked out once per challenge instead of per note:
     each character's reason to be ignored (``None``: they may take a position)."""
-    gate: dict[object, IgnoreReason | None] = {}
-    for character in ctx.characters:
-        if character.id == draft.challenger_id:
-            gate[character.id] = IgnoreReason.CHALLENGER
-        elif character.id == draft.target_id:
-            gate[character.id] = IgnoreReason.TARGET
-        else:
-            gate[character.id] = None if character.active else IgnoreReason.OUTSIDER
+    gate = dict(ctx.outsiders)
+    for who, reason in ((draft.target_id, IgnoreReason.TARGET), (draft.challenger_id, _CHALLENGER)):
+        if who in gate:
+            gate[who] = reason
     return gate
 
 
@@ -349,7 +347,12 @@ _LATE = IgnoreReason.LATE
 _NO_POSITION = IgnoreReason.NO_POSITION
 _SUPERSEDED = IgnoreReason.SUPERSEDED
 _NO_STANCE = Stance.NONE
+_SUPPORT = Stance.SUPPORT
+_OPPOSE = Stance.OPPOSE
 _UNMAPPED = IgnoreReason.UNMAPPED
+_CHALLENGER = IgnoreReason.CHALLENGER
+_PUBLISHED = attrgetter("published")
+_FIRST_SEEN = attrgetter("first_seen")
 
 
 def _fate_of(facts: NoteFacts) -> Fate:
@@ -380,18 +383,35 @@ def _void_notes(notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallyi
     return tallying
 
 
+def _before_words(made_at: datetime) -> Callable[[datetime], str]:
+    """``_skip_text``'s words for a note written before its challenge was made."""
+
+    def words(published: datetime) -> str:
+        written, made = when_compared(published, made_at)
+        return (
+            f"Written {written}, before the challenge was made at {made}: a note can only "
+            "support or oppose a challenge that exists. A stance ruling can count it."
+        )
+
+    return words
+
+
 def _late_words(limit: datetime, what: str) -> Callable[[datetime], str]:
     """``_skip_text``'s words for a late note, with the deadline's half of them worked out
     once per challenge: a busy turn can have hundreds of late notes. The same words as
     ``when_compared(published, limit)`` gives: with seconds when both fall in one minute."""
     limit_minute = limit.replace(second=0, microsecond=0)
+    next_minute = limit_minute + timedelta(minutes=1)
     closed = when(limit)
     closed_seconds = when(limit, seconds=True)
 
     def words(published: datetime) -> str:
-        if published.replace(second=0, microsecond=0) == limit_minute:
-            published_seconds = when(published, seconds=True)
-            return f"Published {published_seconds}, after {what} at {closed_seconds}."
+        if published.tzinfo is limit.tzinfo:  # a late note is after the limit: one test
+            in_limit_minute = published < next_minute
+        else:
+            in_limit_minute = published.replace(second=0, microsecond=0) == limit_minute
+        if in_limit_minute:
+            return f"Published {when(published, seconds=True)}, after {what} at {closed_seconds}."
         return f"Published {when(published)}, after {what} at {closed}."
 
     return words
@@ -408,7 +428,10 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     erase a position. The lists are put back in the order the dashboard shows: ignored notes
     in note order, then the superseded ones latest first; positions earliest first.
 
-    The loop has fast paths for the usual notes (a stored stance, no fate, no ruling, by a
+    The walk goes through three runs of ``notes``: those published after the deadline, those
+    in time, and those written before the challenge existed (the notes are in publication
+    order, so each run is a slice found by bisection and the loop compares no times). The
+    loop has fast paths for the usual notes (a stored stance, no fate, no ruling, by a
     character or by nobody mapped) because a busy turn has thousands of notes; any other
     note takes the general path through ``read_note_facts`` and ``_skip_reason``. Both apply
     the same rules and use the same words.
@@ -419,9 +442,22 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     deadline = note_deadline(draft.made_at, ctx)
     limit = deadline[0]
     made_at = edited_into_challenge(draft)
-    gate = _author_gate(draft, ctx).get
+    gates = _author_gate(draft, ctx)
+    gates[None] = _UNMAPPED  # no character: ``_skip_reason`` says unmapped
+    gate = gates.get
+    by_id = ctx.by_id
     concerns = book.concerns if book.has_rulings else None
-    late_words = _late_words(limit, deadline[1]) if limit is not None else _no_deadline
+    before = 0 if made_at is None else bisect_left(notes, made_at, key=_PUBLISHED)
+    late = len(notes) if limit is None else bisect_right(notes, limit, key=_PUBLISHED)
+    late = max(late, before)  # a note before the challenge is that first, late or not
+    runs = (
+        (notes[late:], _LATE, _late_words(limit, deadline[1]) if limit is not None else None),
+        (notes[before:late], None, None),
+        (notes[:before], _BEFORE_CHALLENGE, _before_words(made_at) if before else None),
+    )
+    # A backdated note can only be one first seen after the deadline.
+    last_seen = max(filter(None, map(_FIRST_SEEN, notes)), default=None)
+    seen_late = limit is not None and last_seen is not None and last_seen > limit
     # explanations that depend only on the reason and author
     texts: dict[tuple[IgnoreReason, CharacterId | None], str] = {}
     by_author: dict[CharacterId | None, str] = {}  # the same, for authors the gate shuts out
@@ -436,65 +472,71 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     held = sway.get
     # Locals, not globals, in the loop below: it runs for every note of a busy turn.
     ignored, skip, supersede = ignored_note, skipped.append, superseded.append
-    for note in reversed(notes):
-        author = note.author_id
-        stance = note.stance
-        reason: IgnoreReason | _Gate | None = gate(author, _UNKNOWN)
-        late_ok, ruling_note = False, ""
-        if (
-            stance.__class__ is not Stance
-            or note.fate
-            or (concerns is not None and concerns(note.id))
-            or (reason is _UNKNOWN and author is not None)
-        ):
-            facts = read_note_facts(note, ctx, book)
-            if note.fate:
-                fates.append(_fate_of(facts))
-            author, stance, ruling_note = facts.author_id, facts.stance, facts.ruling_note
-            reason = _skip_reason(facts, draft, ctx, limit)
-            late_ok = facts.ruled_count is True
-        elif reason is None:  # a character who may take a position
-            if made_at is not None and note.published < made_at:
-                reason = _BEFORE_CHALLENGE
-            elif limit is not None and note.published > limit:
-                skip(ignored(note.id, author, _LATE, late_words(note.published)))
+    for run, time_reason, time_words in runs:
+        for note in reversed(run):
+            author = note.author_id
+            stance = note.stance
+            reason: IgnoreReason | _Gate | None = gate(author, _UNKNOWN)
+            if (
+                reason is _UNKNOWN
+                or stance.__class__ is not Stance
+                or note.fate
+                or (concerns is not None and concerns(note.id))
+            ):
+                facts = read_note_facts(note, ctx, book)
+                if note.fate:
+                    fates.append(_fate_of(facts))
+                author, stance = facts.author_id, facts.stance
+                reason = _skip_reason(facts, draft, ctx, limit)
+                if reason is not None:
+                    if reason in _PER_AUTHOR:
+                        why = texts.get((reason, author))
+                        if why is None:
+                            why = _skip_text(note, author, reason, ctx, deadline)
+                            texts[reason, author] = why
+                    else:
+                        why = _skip_text(
+                            note, author, reason, ctx, deadline, facts.ruling_note, made_at
+                        )
+                    skip(ignored(note.id, author, reason, why))
+                    continue
+                late_ok = facts.ruled_count is True
+            elif reason is None:  # a character who may take a position
+                if time_reason is not None:
+                    skip(ignored(note.id, author, time_reason, time_words(note.published)))
+                    continue
+                if stance is _NO_STANCE:
+                    skip(ignored(note.id, author, _NO_POSITION, _NO_POSITION_TEXT))
+                    continue
+                why = held(author)
+                if why is not None and not seen_late:  # superseded, and not backdated
+                    supersede(ignored(note.id, author, _SUPERSEDED, why))
+                    continue
+                late_ok = False
+            elif reason is _UNMAPPED:  # a commenter mapped to nobody: worded by their label
+                label = note.author_label
+                why = by_label.get(label)
+                if why is None:
+                    why = by_label[label] = _skip_text(note, None, _UNMAPPED, ctx, deadline)
+                skip(ignored(note.id, None, _UNMAPPED, why))
                 continue
-            elif stance is _NO_STANCE:
-                skip(ignored(note.id, author, _NO_POSITION, _NO_POSITION_TEXT))
+            else:  # the challenger, the target or an outsider
+                why = by_author.get(author)
+                if why is None:
+                    why = by_author[author] = _skip_text(note, author, reason, ctx, deadline)
+                skip(ignored(note.id, author, reason, why))
                 continue
-        elif reason is _UNKNOWN:  # nobody mapped: ``_skip_reason`` says unmapped
-            label = note.author_label
-            why = by_label.get(label)
-            if why is None:
-                why = by_label[label] = _skip_text(note, None, _UNMAPPED, ctx, deadline)
-            skip(ignored(note.id, None, _UNMAPPED, why))
-            continue
-        else:  # the challenger, the target or an outsider
-            why = by_author.get(author)
-            if why is None:
-                why = by_author[author] = _skip_text(note, author, reason, ctx, deadline)
-            skip(ignored(note.id, author, reason, why))
-            continue
-        if reason is None:
+            # The note takes a position: the author's deciding one, or superseded by it.
             why = held(author)
             if why is None:
                 deciding[author] = (note, author, stance)
-                sway[author] = f"{ctx.name(author)}'s later note {note.id} holds sway."
+                sway[author] = f"{by_id[author].name}'s later note {note.id} holds sway."
             else:
                 supersede(ignored(note.id, author, _SUPERSEDED, why))
-            seen = note.first_seen
-            if seen is not None and limit is not None and seen > limit and not late_ok:
+            if seen_late and not late_ok:
                 flag = backdated(note, deadline)
                 if flag is not None:  # it is one: first seen after the deadline
                     backdated_flags.append(flag)
-            continue
-        if reason in _PER_AUTHOR:
-            why = texts.get((reason, author))
-            if why is None:
-                why = texts[reason, author] = _skip_text(note, author, reason, ctx, deadline)
-        else:
-            why = _skip_text(note, author, reason, ctx, deadline, ruling_note, made_at)
-        skip(ignored(note.id, author, reason, why))
     skipped.reverse()
     tallying.ignored = skipped + superseded
     fates.reverse()
@@ -516,11 +558,11 @@ def _place(
     note: Note, author: CharacterId, stance: Stance, ctx: TurnContext, tallying: Tallying
 ) -> None:
     tallying.deciding[note.id] = note
-    why = f"{ctx.name(author)} {_VERBS[stance]} (note {note.id})."
+    why = f"{ctx.by_id[author].name} {_VERBS[stance]} (note {note.id})."
     counted = position(author, note.id, stance, note.published, why)
-    if stance is Stance.SUPPORT:
+    if stance is _SUPPORT:
         tallying.supporters.append(counted)
-    elif stance is Stance.OPPOSE:
+    elif stance is _OPPOSE:
         tallying.opposers.append(counted)
     else:
         tallying.pending.append(counted)

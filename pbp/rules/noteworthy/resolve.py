@@ -74,11 +74,11 @@ def void_both_sides(pair: tuple[Judged, Judged], ctx: TurnContext) -> None:
     """
     one, two = pair
     positions_two = _counted(two[1])
+    notes = {**one[1].deciding, **two[1].deciding}
     for character_id, p1 in _counted(one[1]).items():
         p2 = positions_two.get(character_id)
         if p2 is None or side_of(one[0], p1) == side_of(two[0], p2):
             continue
-        notes = {**one[1].deciding, **two[1].deciding}
         later_is_two = recency(notes[p2.note_id]) > recency(notes[p1.note_id])
         void, keep, where = (p1, p2, one) if later_is_two else (p2, p1, two)
         why = (

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from pbp.rules.noteworthy import (
@@ -195,21 +195,31 @@ def _paths_taken(turn, tally) -> set[str]:
 
 
 def test_fixed_generated_turns_reach_the_changed_paths_and_tally_as_before():
-    """The same comparison on a fixed set of generated turns, which must reach every path the
+    """The same comparison on fixed sets of generated turns, which must reach every path the
     speed work changed (several counted, superseded, ignored and backdated notes and fates in
-    one challenge; each reason to ignore a note), or the comparison proves little."""
-    seen = set()
+    one challenge; each reason to ignore a note), or the comparison proves little.
 
-    @settings(max_examples=300, deadline=None, database=None, derandomize=True)
-    @given(turn=differential_turns())
-    def compare(turn):
-        tally = tally_turn(turn)
-        assert tally == reference.tally_turn(turn)
-        seen.update(_paths_taken(turn, tally))
-
-    compare()
+    Which turns a seed gives can change with what else the process has imported (seen: the
+    same seed reached "pending" alone and missed it after the service tests were collected),
+    so up to five seeded sets are compared until every path has been reached.
+    """
     several = {"positions", "pending", "superseded", "ignored otherwise", "backdated", "fates"}
     reasons = {"late", "challenger", "target", "outsider", "no position", "unmapped author"}
+    seen: set[str] = set()
+
+    for attempt in range(5):
+
+        @seed(attempt)
+        @settings(max_examples=300, deadline=None, database=None)
+        @given(turn=differential_turns())
+        def compare(turn):
+            tally = tally_turn(turn)
+            assert tally == reference.tally_turn(turn)
+            seen.update(_paths_taken(turn, tally))
+
+        compare()
+        if several | reasons <= seen:
+            break
     assert several | reasons <= seen
 
 
