@@ -25,7 +25,7 @@ from pbp.rules.noteworthy.model import (
     TargetMethod,
     TargetReading,
 )
-from pbp.rules.noteworthy.text import detect_target, normalize_mood
+from pbp.rules.noteworthy.text import normalize_mood, target_named
 
 MoodEvent = tuple[datetime, str | None]
 
@@ -173,9 +173,7 @@ def read_target(entry: Entry, ctx: TurnContext, book: RulingBook) -> TargetReadi
             book.applied(index, why)
             return TargetReading(target.id, (target.id,), TargetMethod.RULING, why)
         book.rejected(index, f"{ruling.value!r} is not a character in this game.")
-    entry_text = (entry.title, entry.text)
-    aliases = ctx.settings.aliases
-    return detect_target(*entry_text, ctx.characters, ctx.canonical(entry.owner_id), aliases)
+    return target_named(entry.title, entry.text, ctx.name_finder, ctx.canonical(entry.owner_id))
 
 
 def _rule_invalid(

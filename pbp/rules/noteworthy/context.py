@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 
 from pbp.rules.noteworthy.model import (
     AppliedRuling,
@@ -23,6 +24,7 @@ from pbp.rules.noteworthy.model import (
     Settings,
     Stance,
 )
+from pbp.rules.noteworthy.text import NameFinder
 
 SUPERSEDED_RULING = "Superseded by a later ruling of the same kind on the same subject."
 UNUSED_RULING = "Its subject is not part of this turn's tally."
@@ -171,6 +173,11 @@ class TurnContext:
             joined=tuple(joined),
             outsiders={c.id: None if c.active else IgnoreReason.OUTSIDER for c in cast},
         )
+
+    @cached_property
+    def name_finder(self) -> NameFinder:
+        """The cast's names and aliases, for reading every challenge's target."""
+        return NameFinder(self.characters, self.settings.aliases)
 
     def joiner(self, character_id: object) -> Character | None:
         """A character added to the roster after the turn opened (not in its standings)."""

@@ -450,10 +450,16 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     before = 0 if made_at is None else bisect_left(notes, made_at, key=_PUBLISHED)
     late = len(notes) if limit is None else bisect_right(notes, limit, key=_PUBLISHED)
     late = max(late, before)  # a note before the challenge is that first, late or not
-    runs = (
-        (notes[late:], _LATE, _late_words(limit, deadline[1]) if limit is not None else None),
-        (notes[before:late], None, None),
-        (notes[:before], _BEFORE_CHALLENGE, _before_words(made_at) if before else None),
+    # Each run with the reason its notes by a character who may take a position are
+    # ignored for, and its words; an empty run never needs its words.
+    runs: tuple[tuple[list[Note], IgnoreReason | None, Callable[[datetime], str]], ...] = (
+        (notes[late:], _LATE, _no_words if limit is None else _late_words(limit, deadline[1])),
+        (notes[before:late], None, _no_words),
+        (
+            notes[:before],
+            _BEFORE_CHALLENGE,
+            _no_words if made_at is None else _before_words(made_at),
+        ),
     )
     # A backdated note can only be one first seen after the deadline.
     last_seen = max(filter(None, map(_FIRST_SEEN, notes)), default=None)
@@ -549,9 +555,9 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     return tallying
 
 
-def _no_deadline(published: datetime) -> str:
-    """``tally_notes``' late words when the turn has no deadline: no note is late then."""
-    raise AssertionError("a note cannot be late without a deadline")
+def _no_words(published: datetime) -> str:
+    """The words of a run ``tally_notes`` never words: an empty one, or the notes in time."""
+    raise AssertionError("no note of this run is ignored for its time")
 
 
 def _place(

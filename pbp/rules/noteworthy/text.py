@@ -164,43 +164,54 @@ def _name_matcher(
     return pattern, by_key
 
 
+class NameFinder:
+    """Finds the characters a text names: one turn's cast and aliases, worked out once.
+
+    The tally reads a target from every challenge of a turn with the same cast; building
+    the name list and the regex's lookup key once per turn, not once per entry, is most of
+    a target's reading time.
+    """
+
+    def __init__(
+        self, characters: Iterable[Character], aliases: Mapping[str, CharacterId] | None = None
+    ) -> None:
+        cast = tuple(characters)
+        known = {c.id for c in cast}
+        pairs = [(c.name, c.id) for c in cast]
+        pairs += [(alias, cid) for alias, cid in (aliases or {}).items() if cid in known]
+        self.names = {c.id: c.name for c in cast}
+        self._pattern, self._by_key = _name_matcher(tuple(pairs))
+
+    def named(self, text: str) -> tuple[CharacterId, ...]:
+        """Characters named in ``text`` (by name or alias), in order of first mention."""
+        by_key = self._by_key
+        found = (by_key[_name_key(m.group(1))] for m in self._pattern.finditer(text))
+        return tuple(dict.fromkeys(found))
+
+    def listed(self, ids: Iterable[CharacterId]) -> str:
+        """The characters' names, comma-separated (an unknown id as itself)."""
+        return ", ".join(self.names.get(i, str(i)) for i in ids)
+
+
 def find_named_characters(
     text: str,
     characters: Iterable[Character],
     aliases: Mapping[str, CharacterId] | None = None,
 ) -> tuple[CharacterId, ...]:
     """Characters named in ``text`` (by name or alias), in order of first mention."""
-    known = {c.id for c in characters}
-    pairs = [(c.name, c.id) for c in characters]
-    pairs += [(alias, cid) for alias, cid in (aliases or {}).items() if cid in known]
-    pattern, by_key = _name_matcher(tuple(pairs))
-    found = (by_key[_name_key(m.group(1))] for m in pattern.finditer(text))
-    return tuple(dict.fromkeys(found))
+    return NameFinder(characters, aliases).named(text)
 
 
-def _names(ids: Iterable[CharacterId], characters: Iterable[Character]) -> str:
-    by_id = {c.id: c.name for c in characters}
-    return ", ".join(by_id.get(i, str(i)) for i in ids)
-
-
-def _explicit_target(
-    lines: list[str],
-    characters: tuple[Character, ...],
-    aliases: Mapping[str, CharacterId] | None,
-) -> TargetReading:
-    named = tuple(
-        dict.fromkeys(
-            cid for line in lines for cid in find_named_characters(line, characters, aliases)
-        )
-    )
+def _explicit_target(lines: list[str], finder: NameFinder) -> TargetReading:
+    named = tuple(dict.fromkeys(cid for line in lines for cid in finder.named(line)))
     shown = "; ".join(f"“Target: {line}”" for line in lines)
     if len(named) == 1:
-        name = _names(named, characters)
-        return TargetReading(named[0], named, TargetMethod.EXPLICIT, f"{shown} names {name}.")
+        why = f"{shown} names {finder.listed(named)}."
+        return TargetReading(named[0], named, TargetMethod.EXPLICIT, why)
     if not named:
         why = f"{shown} names no character or alias; needs a ruling."
     else:
-        why = f"{shown} names several characters ({_names(named, characters)}); needs a ruling."
+        why = f"{shown} names several characters ({finder.listed(named)}); needs a ruling."
     return TargetReading(None, named, TargetMethod.UNRESOLVED, why)
 
 
@@ -220,19 +231,24 @@ def detect_target(
     is the target; none or several need the referee's ruling -- the challenge is never
     dropped silently. Outsiders are candidates too: challenging one is invalid, not unnamed.
     """
-    characters = tuple(characters)
+    return target_named(title, body, NameFinder(characters, aliases), challenger_id)
+
+
+def target_named(
+    title: str, body: str, finder: NameFinder, challenger_id: CharacterId | None
+) -> TargetReading:
+    """``detect_target`` with the cast's names worked out already (see its rules): the tally
+    reads every challenge of a turn with one ``NameFinder``."""
     text = f"{title}\n{body}"
     lines = [m.group("name") for m in _TARGET_LINE.finditer(text)]
     if lines:
-        return _explicit_target(lines, characters, aliases)
-    named = tuple(
-        cid for cid in find_named_characters(text, characters, aliases) if cid != challenger_id
-    )
+        return _explicit_target(lines, finder)
+    named = tuple(cid for cid in finder.named(text) if cid != challenger_id)
     if len(named) == 1:
-        why = f"The entry names {_names(named, characters)} and no other character."
+        why = f"The entry names {finder.listed(named)} and no other character."
         return TargetReading(named[0], named, TargetMethod.NAMES, why)
     if not named:
         why = "The entry names no other character; needs a ruling."
     else:
-        why = f"The entry names several characters ({_names(named, characters)}); needs a ruling."
+        why = f"The entry names several characters ({finder.listed(named)}); needs a ruling."
     return TargetReading(None, named, TargetMethod.UNRESOLVED, why)
