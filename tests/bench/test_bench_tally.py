@@ -6,7 +6,10 @@ builds its input from five queries first; see pbp/services/tally.py). Target: me
 5 ms (issue #19 item 4: an open turn is tallied on every planet, character and entry view).
 The baseline in the same run is the engine before that speed work, kept verbatim in
 tests/rules/noteworthy/reference.py (its tallies must be equal, and are asserted so here);
-the runs of the two alternate, so a busy machine slows both alike. A plain loop that only
+the runs of the two alternate, so a busy machine slows both alike. The baseline shares the
+engine's record classes, so it got faster too when Position and IgnoredNote became named
+tuples: the ratio understates the gain (a run of the commit before #19's work on the
+same machine is the fair comparison). A plain loop that only
 counts support is printed as the floor. ``PBP_BENCH_SCALE=small`` gives a quick smoke size
 for CI. Run with::
 

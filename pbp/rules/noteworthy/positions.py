@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import Enum
+from functools import partial
 from operator import attrgetter
 from typing import Final, NamedTuple, cast
 
@@ -323,11 +324,8 @@ def _skip_text(
         published, closed = when_compared(note.published, limit)
         why = f"Published {published}, after {what} at {closed}."
     elif reason is IgnoreReason.BEFORE_CHALLENGE:
-        written, made = when_compared(note.published, made_at)
-        why = (
-            f"Written {written}, before the challenge was made at {made}: a note can only "
-            "support or oppose a challenge that exists. A stance ruling can count it."
-        )
+        assert made_at is not None  # only a challenge made by an edit has notes before it
+        why = _written_before(note.published, made_at)
     else:
         why = _NO_POSITION_TEXT
     return why
@@ -383,17 +381,13 @@ def _void_notes(notes: list[Note], ctx: TurnContext, book: RulingBook) -> Tallyi
     return tallying
 
 
-def _before_words(made_at: datetime) -> Callable[[datetime], str]:
-    """``_skip_text``'s words for a note written before its challenge was made."""
-
-    def words(published: datetime) -> str:
-        written, made = when_compared(published, made_at)
-        return (
-            f"Written {written}, before the challenge was made at {made}: a note can only "
-            "support or oppose a challenge that exists. A stance ruling can count it."
-        )
-
-    return words
+def _written_before(published: datetime, made_at: datetime) -> str:
+    """Why a note written before its challenge existed takes no position on it."""
+    written, made = when_compared(published, made_at)
+    return (
+        f"Written {written}, before the challenge was made at {made}: a note can only "
+        "support or oppose a challenge that exists. A stance ruling can count it."
+    )
 
 
 def _late_words(limit: datetime, what: str) -> Callable[[datetime], str]:
@@ -452,14 +446,12 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     late = max(late, before)  # a note before the challenge is that first, late or not
     # Each run with the reason its notes by a character who may take a position are
     # ignored for, and its words; an empty run never needs its words.
+    late_words = _no_words if limit is None else _late_words(limit, deadline[1])
+    before_words = _no_words if made_at is None else partial(_written_before, made_at=made_at)
     runs: tuple[tuple[list[Note], IgnoreReason | None, Callable[[datetime], str]], ...] = (
-        (notes[late:], _LATE, _no_words if limit is None else _late_words(limit, deadline[1])),
+        (notes[late:], _LATE, late_words),
         (notes[before:late], None, _no_words),
-        (
-            notes[:before],
-            _BEFORE_CHALLENGE,
-            _no_words if made_at is None else _before_words(made_at),
-        ),
+        (notes[:before], _BEFORE_CHALLENGE, before_words),
     )
     # A backdated note can only be one first seen after the deadline.
     last_seen = max(filter(None, map(_FIRST_SEEN, notes)), default=None)
