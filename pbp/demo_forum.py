@@ -14,7 +14,9 @@ from pbp.models import Campaign, User
 from pbp.models.forum import Thread
 from pbp.services import campaigns
 from pbp.services.cards import tables as cards
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import posts
+from pbp.services.forum.drafts import Draft
+from pbp.services.forum.gm import start_campaign
 from pbp.services.mail.outbox import MailSettings
 
 NOIR_NAME = "Rain on Water Street"
@@ -77,13 +79,13 @@ def _campaign(session: Session, gm: User, players: list[User], name: str, rulese
 def _noir(session, gm, players, mail, now) -> Campaign:
     campaign, chars = _campaign(session, gm, players, NOIR_NAME, "noir")
     start = now - timedelta(hours=5)
-    forum.start_campaign(session=session, campaign=campaign, actor=gm, now=start)
-    opening = forum.create_thread(
+    start_campaign(session=session, campaign=campaign, actor=gm, now=start)
+    opening = posts.create_thread(
         session=session,
         campaign=campaign,
         author=gm,
         title="The Blue Lantern",
-        draft=forum.Draft(
+        draft=Draft(
             body="Rain hammers the awning of the Blue Lantern. Inside, a man in a wet coat "
             "is counting money he should not have.",
         ),
@@ -124,12 +126,12 @@ def _noir(session, gm, players, mail, now) -> Campaign:
         ),
     ]
     for minutes, (author, character, body, audience, recipients) in enumerate(steps, start=1):
-        forum.create_post(
+        posts.create_post(
             session=session,
             campaign=campaign,
             thread=thread,
             author=author,
-            draft=forum.Draft(
+            draft=Draft(
                 body=body,
                 character_id=character.id if character else None,
                 audience=audience,
@@ -144,13 +146,13 @@ def _noir(session, gm, players, mail, now) -> Campaign:
 def _card_table(session, gm, players, mail, now) -> Campaign:
     campaign, _ = _campaign(session, gm, players, CARDS_NAME, "sex-and-violence")
     start = now - timedelta(hours=3)
-    forum.start_campaign(session=session, campaign=campaign, actor=gm, now=start)
-    opening = forum.create_thread(
+    start_campaign(session=session, campaign=campaign, actor=gm, now=start)
+    opening = posts.create_thread(
         session=session,
         campaign=campaign,
         author=gm,
         title="The job at the docks",
-        draft=forum.Draft(body="A crate, a crane, and a night watchman who owes money."),
+        draft=Draft(body="A crate, a crane, and a night watchman who owes money."),
         mail=mail,
         now=start,
     )

@@ -12,8 +12,7 @@ from click.testing import CliRunner
 from pbp.errors import UserError
 from pbp.forum_cli import verify_rolls
 from pbp.models.forum import Thread
-from pbp.services.forum import rolls
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import export, gm, rolls
 from tests.services.forum.tables import T0, give_one_sheet, make_table, write
 
 SCENE = """The car stops under the streetlight.
@@ -29,7 +28,7 @@ def ended_export(db_session):
     as a player sees it."""
     table = make_table(db_session)
     give_one_sheet(db_session, table, skills={"Short Blade": 4}, lost=6)
-    forum.start_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
+    gm.start_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
     first = write(db_session, table, table.ada_user, SCENE)
     thread = db_session.get(Thread, first.thread_id)
     write(
@@ -68,8 +67,8 @@ def ended_export(db_session):
         recipient_ids=(table.bram_user.id,),
         minutes=4,
     )
-    forum.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
-    data = forum.export_forum(
+    gm.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
+    data = export.export_forum(
         session=db_session, campaign=table.campaign, viewer=table.viewer(table.cleo_user), now=T0
     )
     return json.loads(json.dumps(data))  # as it would be read back from the file
@@ -144,7 +143,7 @@ def _flip(mapping, key):
 def test_an_export_before_the_end_has_no_seed_and_cannot_be_verified(db_session, tmp_path):
     table = make_table(db_session)
     write(db_session, table, table.ada_user, "/roll d6")
-    data = forum.export_forum(
+    data = export.export_forum(
         session=db_session, campaign=table.campaign, viewer=table.viewer(table.gm), now=T0
     )
     secret = rolls.get_secret(session=db_session, campaign=table.campaign)

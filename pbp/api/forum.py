@@ -1,7 +1,8 @@
 """Forum campaigns: threads, posts and their rolls, as the forum pages show and take them.
 
-What a caller may read is decided by pbp.services.forum.scenes (`visible_posts`, `roll_view`)
-for the caller's viewer, exactly as on the pages; writes go through the same services.
+What a caller may read is decided by pbp.services.forum.visibility (`visible_posts`) and
+pbp.services.forum.rolls (`roll_view`) for the caller's viewer, exactly as on the pages;
+writes go through the same services.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pbp.errors import NotFound
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.cards import tables as cards
-from pbp.services.forum import rolls, sheets
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import gm, posts, rolls, sheets, threads, visibility
+from pbp.services.forum.drafts import Draft
+from pbp.services.forum.visibility import PostView
 from pbp.services.lookups import Page
 from pbp.services.mail.outbox import MailSettings
 
@@ -26,8 +28,8 @@ FORUM = "/campaigns/<slug>/forum"
 
 def _forum(call: Call, slug: str):
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    forum.require_forum(campaign)
-    return campaign, forum.viewer_for(session=call.session, campaign=campaign, user=call.user)
+    visibility.require_forum(campaign)
+    return campaign, visibility.viewer_for(session=call.session, campaign=campaign, user=call.user)
 
 
 def _mail() -> MailSettings:
@@ -49,7 +51,7 @@ def roll_out(view: rolls.RollView) -> s.RollOut:
     )
 
 
-def post_out(view: forum.PostView) -> s.PostOut:
+def post_out(view: PostView) -> s.PostOut:
     return s.PostOut(
         id=view.id,
         thread_id=view.thread_id,
@@ -68,8 +70,8 @@ def post_out(view: forum.PostView) -> s.PostOut:
     )
 
 
-def _draft(body: s.PostIn) -> forum.Draft:
-    return forum.Draft(
+def _draft(body: s.PostIn) -> Draft:
+    return Draft(
         body=body.body,
         kind=body.kind,
         audience=body.audience,
@@ -80,7 +82,7 @@ def _draft(body: s.PostIn) -> forum.Draft:
 
 
 def _view_of(call: Call, campaign, viewer, post) -> s.PostOut:
-    _, views = forum.get_thread(
+    _, views = threads.get_thread(
         session=call.session, campaign=campaign, thread_id=post.thread_id, viewer=viewer
     )
     return post_out(next(v for v in views if v.id == post.id))
@@ -113,7 +115,7 @@ def _state(call: Call, campaign) -> s.ForumStateOut:
 def list_threads(call: Call, slug: str) -> Page:
     """The threads with a post you may read, by id; counts and times are of those posts."""
     campaign, viewer = _forum(call, slug)
-    summaries = forum.list_threads(session=call.session, campaign=campaign, viewer=viewer)
+    summaries = threads.list_threads(session=call.session, campaign=campaign, viewer=viewer)
     page = api_reads.paginate(summaries, lambda t: t.id, after=call.after, limit=call.query.limit)
     items = [
         s.ThreadOut(id=t.id, title=t.title, posts=t.posts, last_post_at=t.last_post_at)
@@ -134,7 +136,7 @@ def list_threads(call: Call, slug: str) -> Page:
 def create_thread(call: Call, slug: str) -> s.PostOut:
     """Open a thread (a scene) with its first post; its /roll lines are rolled now."""
     campaign, viewer = _forum(call, slug)
-    post = forum.create_thread(
+    post = posts.create_thread(
         session=call.session,
         campaign=campaign,
         author=call.account,
@@ -157,7 +159,7 @@ def create_thread(call: Call, slug: str) -> s.PostOut:
 def list_posts(call: Call, slug: str, thread_id: int) -> Page:
     """A thread's posts you may read, oldest first, each with its rolls as you may see them."""
     campaign, viewer = _forum(call, slug)
-    _, views = forum.get_thread(
+    _, views = threads.get_thread(
         session=call.session, campaign=campaign, thread_id=thread_id, viewer=viewer
     )
     page = api_reads.paginate(views, lambda v: v.id, after=call.after, limit=call.query.limit)
@@ -176,7 +178,7 @@ def list_posts(call: Call, slug: str, thread_id: int) -> Page:
 def reply(call: Call, slug: str, thread_id: int) -> s.PostOut:
     """Post in a thread; its /roll lines are rolled now, with the campaign's seed."""
     campaign, viewer = _forum(call, slug)
-    post = forum.reply(
+    post = posts.reply(
         session=call.session,
         campaign=campaign,
         thread_id=thread_id,
@@ -199,7 +201,7 @@ def reply(call: Call, slug: str, thread_id: int) -> s.PostOut:
 def edit_post(call: Call, slug: str, post_id: int) -> s.PostOut:
     """Change your post's text (the GM: any post); the earlier versions are kept."""
     campaign, viewer = _forum(call, slug)
-    post = forum.change_post(
+    post = posts.change_post(
         session=call.session,
         campaign=campaign,
         post_id=post_id,
@@ -220,7 +222,7 @@ def edit_post(call: Call, slug: str, post_id: int) -> s.PostOut:
 def delete_post(call: Call, slug: str, post_id: int) -> s.PostOut:
     """Delete your post (the GM: any post): its text is hidden, its rolls stay."""
     campaign, viewer = _forum(call, slug)
-    post = forum.remove_post(
+    post = posts.remove_post(
         session=call.session, campaign=campaign, post_id=post_id, actor=call.account, now=call.now
     )
     return _view_of(call, campaign, viewer, post)
@@ -236,7 +238,7 @@ def delete_post(call: Call, slug: str, post_id: int) -> s.PostOut:
 def get_roll(call: Call, slug: str, roll_id: str) -> s.RollPageOut:
     """A roll's permanent record, and its post if you may read that."""
     campaign, viewer = _forum(call, slug)
-    view, post = forum.get_roll_view(
+    view, post = visibility.get_roll_view(
         session=call.session, campaign=campaign, roll_id=roll_id, viewer=viewer
     )
     return s.RollPageOut(roll=roll_out(view), post=post_out(post) if post else None)
@@ -246,7 +248,7 @@ def get_roll(call: Call, slug: str, roll_id: str) -> s.RollPageOut:
 def start(call: Call, slug: str) -> s.ForumStateOut:
     """Open play and publish the dice seed's commitment (the GM)."""
     campaign, _ = _forum(call, slug)
-    forum.start_campaign(session=call.session, campaign=campaign, actor=call.account, now=call.now)
+    gm.start_campaign(session=call.session, campaign=campaign, actor=call.account, now=call.now)
     return _state(call, campaign)
 
 
@@ -254,7 +256,7 @@ def start(call: Call, slug: str) -> s.ForumStateOut:
 def end(call: Call, slug: str) -> s.ForumStateOut:
     """End play and reveal the seed, so anyone can check every roll (the GM)."""
     campaign, _ = _forum(call, slug)
-    forum.end_campaign(session=call.session, campaign=campaign, actor=call.account, now=call.now)
+    gm.end_campaign(session=call.session, campaign=campaign, actor=call.account, now=call.now)
     return _state(call, campaign)
 
 
@@ -269,7 +271,7 @@ def end(call: Call, slug: str) -> s.ForumStateOut:
 def watch(call: Call, slug: str, thread_id: int) -> s.WatchOut:
     """Watch a thread (its new posts you may read are emailed to you), or stop."""
     campaign, _ = _forum(call, slug)
-    thread = forum.watch_thread(
+    thread = threads.watch_thread(
         session=call.session,
         campaign=campaign,
         thread_id=thread_id,

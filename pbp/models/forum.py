@@ -20,7 +20,7 @@ POST_KINDS = ("ic", "ooc")  # in character, out of character
 # "all": everyone who can read the forum; "gm": the author and the GM; "whisper": the
 # author, the named recipients and the GM.
 POST_AUDIENCES = ("all", "gm", "whisper")
-# See pbp.services.forum.scenes.ROLL_VISIBILITY for the one-line definitions shown on the page.
+# See pbp.services.forum.rolls.ROLL_VISIBILITY for the one-line definitions shown on the page.
 ROLL_VISIBILITIES = ("public", "gm", "blind")
 
 ROLL_ID_LENGTH = 32

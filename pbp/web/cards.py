@@ -24,7 +24,8 @@ from pbp.models.cards import CARD_RULESETS
 from pbp.models.forum import Thread
 from pbp.services import campaigns
 from pbp.services.cards import tables as cards
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import visibility
+from pbp.services.forum.rolls import Viewer
 from pbp.services.mail.outbox import MailSettings
 from pbp.web.access import current_account, current_membership, login_required, signed_in_account
 from pbp.web.refusals import REFUSED_FORM, shown_with_form
@@ -60,13 +61,13 @@ def _mail() -> MailSettings:
 
 def _campaign(slug: str) -> Campaign:
     campaign = campaigns.get_campaign(session=get_session(), slug=slug)
-    forum.require_forum(campaign)
+    visibility.require_forum(campaign)
     return campaign
 
 
-def _viewer(campaign: Campaign) -> forum.Viewer:
+def _viewer(campaign: Campaign) -> Viewer:
     user, member = current_account(), current_membership(campaign)
-    return forum.Viewer(user.id if user else None, member.role if member else None)
+    return Viewer(user.id if user else None, member.role if member else None)
 
 
 def _thread(campaign: Campaign, thread_id: int) -> Thread:

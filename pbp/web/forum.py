@@ -1,10 +1,11 @@
 """The forum's pages: scenes and posts with rolls, a roll's permanent page, character
 sheets, the GM's start and end, the export and an Atom feed of the public posts.
 
-Thin views over pbp.services.forum.scenes / rolls / sheets: they read the form, call one service
-and redirect (POST -> redirect, so a reload never posts twice; the post form also carries
-a hidden idempotency token against double clicks). What a viewer may see is decided by the
-services (`visible_posts`, `roll_view`); templates only get those views.
+Thin views over pbp.services.forum (threads, posts, visibility, gm, rolls, sheets, ...): they
+read the form, call one service and redirect (POST -> redirect, so a reload never posts
+twice; the post form also carries a hidden idempotency token against double clicks). What a
+viewer may see is decided by the services (`visible_posts`, `roll_view`); templates only get
+those views.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.inputs.forum import PostEdit, PostIn
 from pbp.models import Campaign, utcnow
 from pbp.services import campaigns
-from pbp.services.forum import rolls, sheets
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import drafts, gm, posts, rolls, sheets, threads, visibility
+from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
+from pbp.services.forum.export import export_forum
+from pbp.services.forum.rolls import AFTER_THE_END, ANONYMOUS, ROLL_VISIBILITY, Viewer
+from pbp.services.forum.visibility import PostView
 from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
@@ -60,13 +64,13 @@ def now() -> datetime:
 
 def _forum(slug: str) -> Campaign:
     campaign = campaigns.get_campaign(session=get_session(), slug=slug)
-    forum.require_forum(campaign)
+    visibility.require_forum(campaign)
     return campaign
 
 
-def _viewer(campaign: Campaign) -> forum.Viewer:
+def _viewer(campaign: Campaign) -> Viewer:
     user, member = current_account(), current_membership(campaign)
-    return forum.Viewer(user.id if user else None, member.role if member else None)
+    return Viewer(user.id if user else None, member.role if member else None)
 
 
 def _mail() -> MailSettings:
@@ -82,9 +86,9 @@ def _int(value: str | None) -> int | None:
     return int(value)
 
 
-def _draft() -> forum.Draft:
+def _draft() -> Draft:
     form = request.form
-    return forum.Draft(
+    return Draft(
         body=form.get("body", ""),
         kind=form.get("kind", "ic"),
         audience=form.get("audience", "all"),
@@ -95,7 +99,7 @@ def _draft() -> forum.Draft:
     )
 
 
-def _checked(draft: forum.Draft) -> forum.Draft:
+def _checked(draft: Draft) -> Draft:
     """The draft read with the API's PostIn: the same limits and choices as the API."""
     post = parsed(
         PostIn,
@@ -119,25 +123,25 @@ def _checked(draft: forum.Draft) -> forum.Draft:
     )
 
 
-def _form_context(campaign: Campaign, viewer: forum.Viewer, draft=None, **extra) -> dict:
+def _form_context(campaign: Campaign, viewer: Viewer, draft=None, **extra) -> dict:
     """What the post form needs; a fresh idempotency token unless the draft carries one."""
     session = get_session()
-    characters = forum.postable_characters(session=session, campaign=campaign, viewer=viewer)
+    characters = threads.postable_characters(session=session, campaign=campaign, viewer=viewer)
     if draft is None:
         mine = [c for c in characters if c.user_id == viewer.user_id]
-        draft = forum.Draft(body="", character_id=mine[0].id if mine else None)
+        draft = Draft(body="", character_id=mine[0].id if mine else None)
     return {
         "draft": draft,
         "client_token": draft.client_token or secrets.token_urlsafe(24),
         "characters": characters,
         "members": [
             m
-            for m in forum.members(session=session, campaign=campaign)
+            for m in threads.members(session=session, campaign=campaign)
             if m.user_id != viewer.user_id
         ],
-        "kinds": forum.KINDS,
-        "audiences": forum.AUDIENCES,
-        "roll_visibility": forum.ROLL_VISIBILITY,
+        "kinds": KINDS,
+        "audiences": AUDIENCES,
+        "roll_visibility": ROLL_VISIBILITY,
         **extra,
     }
 
@@ -154,11 +158,11 @@ def index(slug: str):
         "forum/index.html",
         campaign=campaign,
         viewer=viewer,
-        threads=forum.list_threads(session=session, campaign=campaign, viewer=viewer),
+        threads=threads.list_threads(session=session, campaign=campaign, viewer=viewer),
         commitment=secret.commitment if secret else None,
         seed=rolls.revealed_seed(secret),
-        roll_visibility=forum.ROLL_VISIBILITY,
-        after_the_end=forum.AFTER_THE_END,
+        roll_visibility=ROLL_VISIBILITY,
+        after_the_end=AFTER_THE_END,
     )
 
 
@@ -170,10 +174,10 @@ def thread(slug: str, thread_id: int):
 
 def _thread_page(campaign: Campaign, thread_id: int, status: int = 200, **form):
     session, viewer = get_session(), _viewer(campaign)
-    found, posts = forum.get_thread(
+    found, shown = threads.get_thread(
         session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
     )
-    context = {"kinds": forum.KINDS}
+    context = {"kinds": KINDS}
     if viewer.is_member:
         context |= _form_context(campaign, viewer, **form)
     page = render_template(
@@ -181,8 +185,8 @@ def _thread_page(campaign: Campaign, thread_id: int, status: int = 200, **form):
         campaign=campaign,
         viewer=viewer,
         thread=found,
-        posts=posts,
-        watching=forum.is_watching(session=session, thread=found, viewer=viewer),
+        posts=shown,
+        watching=threads.is_watching(session=session, thread=found, viewer=viewer),
         **context,
     )
     return page, status
@@ -192,7 +196,7 @@ def _thread_page(campaign: Campaign, thread_id: int, status: int = 200, **form):
 def roll(slug: str, roll_id: str):
     campaign = _forum(slug)
     session = get_session()
-    view, post = forum.get_roll_view(
+    view, post = visibility.get_roll_view(
         session=session, campaign=campaign, roll_id=roll_id, viewer=_viewer(campaign)
     )
     return render_template(
@@ -201,15 +205,15 @@ def roll(slug: str, roll_id: str):
         roll=view,
         post=post,
         commitment=rolls.commitment(session=session, campaign=campaign),
-        roll_visibility=forum.ROLL_VISIBILITY,
-        after_the_end=forum.AFTER_THE_END,
+        roll_visibility=ROLL_VISIBILITY,
+        after_the_end=AFTER_THE_END,
     )
 
 
 @bp.get("/c/<slug>/forum/export.json")
 def export(slug: str):
     campaign = _forum(slug)
-    data = forum.export_forum(
+    data = export_forum(
         session=get_session(), campaign=campaign, viewer=_viewer(campaign), now=now()
     )
     body = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -226,12 +230,12 @@ def feed(slug: str):
     """The posts everyone may read (a feed reader is nobody in particular)."""
     campaign = _forum(slug)
     session = get_session()
-    posts = forum.visible_posts(session=session, campaign=campaign, viewer=forum.ANONYMOUS)
+    public = visibility.visible_posts(session=session, campaign=campaign, viewer=ANONYMOUS)
     titles = {
         t.id: t.title
-        for t in forum.list_threads(session=session, campaign=campaign, viewer=forum.ANONYMOUS)
+        for t in threads.list_threads(session=session, campaign=campaign, viewer=ANONYMOUS)
     }
-    items = [_feed_item(campaign, p, titles[p.thread_id]) for p in posts[-FEED_SIZE:]][::-1]
+    items = [_feed_item(campaign, p, titles[p.thread_id]) for p in public[-FEED_SIZE:]][::-1]
     base = current_app.config["PBP_BASE_URL"]
     body = render_template(
         "feeds/atom.xml",
@@ -253,7 +257,7 @@ def _tag(kind: str, item_id) -> str:
     return f"tag:{host},2026:pbp/{kind}/{item_id}"
 
 
-def _feed_item(campaign: Campaign, post: forum.PostView, title: str) -> FeedItem:
+def _feed_item(campaign: Campaign, post: PostView, title: str) -> FeedItem:
     html = post.html if not post.deleted else "<p><em>This post was deleted.</em></p>"
     if post.rolls:
         html += (
@@ -289,14 +293,14 @@ def new_thread(slug: str):
     draft, title = _draft(), request.form.get("title", "")
     try:
         if request.form.get("action") == "preview":
-            html, commands = forum.preview(session=session, text=draft.body)
+            html, commands = drafts.preview(session=session, text=draft.body)
             return render_template(
                 "forum/new.html",
                 campaign=campaign,
                 title=title,
                 **_form_context(campaign, viewer, draft, preview=html, commands=commands),
             )
-        post = forum.create_thread(
+        post = posts.create_thread(
             session=session,
             campaign=campaign,
             author=signed_in_account(),
@@ -329,9 +333,9 @@ def reply(slug: str, thread_id: int):
     session, draft = get_session(), _draft()
     try:
         if request.form.get("action") == "preview":
-            html, commands = forum.preview(session=session, text=draft.body)
+            html, commands = drafts.preview(session=session, text=draft.body)
             return _thread_page(campaign, thread_id, draft=draft, preview=html, commands=commands)
-        post = forum.reply(
+        post = posts.reply(
             session=session,
             campaign=campaign,
             thread_id=thread_id,
@@ -361,7 +365,7 @@ def watch(slug: str, thread_id: int):
     visiting(campaign)
     session = get_session()
     on = request.form.get("watch") == "on"
-    forum.watch_thread(
+    threads.watch_thread(
         session=session,
         campaign=campaign,
         thread_id=thread_id,
@@ -385,14 +389,14 @@ def edit(slug: str, post_id: int):
     campaign = _forum(slug)
     require_member(campaign)
     session = get_session()
-    post = forum.post_to_edit(
+    post = posts.post_to_edit(
         session=session, campaign=campaign, post_id=post_id, viewer=_viewer(campaign)
     )
     if request.method == "GET":
         return render_template("forum/edit.html", campaign=campaign, post=post, body=post.body)
     body = request.form.get("body", "")
     try:
-        forum.change_post(
+        posts.change_post(
             session=session,
             campaign=campaign,
             post_id=post_id,
@@ -419,7 +423,7 @@ def delete(slug: str, post_id: int):
     campaign = _forum(slug)
     visiting(campaign)
     session = get_session()
-    post = forum.remove_post(
+    post = posts.remove_post(
         session=session, campaign=campaign, post_id=post_id, actor=signed_in_account(), now=now()
     )
     session.commit()
@@ -432,8 +436,8 @@ def delete(slug: str, post_id: int):
 def history(slug: str, post_id: int):
     campaign = _forum(slug)
     session, viewer = get_session(), _viewer(campaign)
-    post = forum.get_post(session=session, campaign=campaign, post_id=post_id, viewer=viewer)
-    revisions = forum.post_history(session=session, campaign=campaign, post=post, viewer=viewer)
+    post = visibility.get_post(session=session, campaign=campaign, post_id=post_id, viewer=viewer)
+    revisions = posts.post_history(session=session, campaign=campaign, post=post, viewer=viewer)
     return render_template("forum/history.html", campaign=campaign, post=post, revisions=revisions)
 
 
@@ -442,7 +446,7 @@ def history(slug: str, post_id: int):
 def start(slug: str):
     campaign = _forum(slug)
     session = get_session()
-    commitment = forum.start_campaign(
+    commitment = gm.start_campaign(
         session=session, campaign=campaign, actor=signed_in_account(), now=now()
     )
     session.commit()
@@ -455,7 +459,7 @@ def start(slug: str):
 def end(slug: str):
     campaign = _forum(slug)
     session = get_session()
-    forum.end_campaign(session=session, campaign=campaign, actor=signed_in_account(), now=now())
+    gm.end_campaign(session=session, campaign=campaign, actor=signed_in_account(), now=now())
     session.commit()
     flash("The campaign has ended and its seed is revealed: every roll can be checked.", "ok")
     return redirect(url_for("forum.index", slug=slug))

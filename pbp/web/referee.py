@@ -15,7 +15,7 @@ from pbp.errors import UserError
 from pbp.models import utcnow
 from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import threads, visibility
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.outbox import MailSettings, outbox_counts
 from pbp.services.noteworthy import cadence, dashboard, referee, turns
@@ -94,14 +94,14 @@ def _invite_links(session, campaign):
 def _forum_board(session, campaign):
     """A forum GM's dashboard: members and invitations, scenes, sheets, card tables, start
     and end, outbox and audit log; nothing of Noteworthy's turns, moods or feeds."""
-    gm = forum.viewer_for(session=session, campaign=campaign, user=current_account())
+    gm = visibility.viewer_for(session=session, campaign=campaign, user=current_account())
     return render_template(
         "referee/forum_gm.html",
         campaign=campaign,
-        members=forum.members(session=session, campaign=campaign),
+        members=threads.members(session=session, campaign=campaign),
         invites=_invite_links(session, campaign),
         characters=campaigns.characters(session=session, campaign=campaign),
-        threads=forum.list_threads(session=session, campaign=campaign, viewer=gm),
+        threads=threads.list_threads(session=session, campaign=campaign, viewer=gm),
         tables=(
             cards.list_tables(session=session, campaign=campaign, viewer=gm)
             if campaign.ruleset in cards.CARD_RULESETS

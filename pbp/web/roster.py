@@ -8,7 +8,7 @@ from pbp.db import get_session
 from pbp.errors import NotFound
 from pbp.services import campaigns
 from pbp.services.cards import tables as cards
-from pbp.services.forum import scenes as forum
+from pbp.services.forum.rolls import Viewer
 from pbp.web.access import current_account, current_membership
 
 characters_bp = Blueprint("characters", __name__, url_prefix="/c/<slug>/characters")
@@ -33,6 +33,6 @@ def index_tables(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     user, member = current_account(), current_membership(campaign)
-    viewer = forum.Viewer(user.id if user else None, member.role if member else None)
+    viewer = Viewer(user.id if user else None, member.role if member else None)
     tables = cards.list_tables(session=session, campaign=campaign, viewer=viewer)
     return render_template("roster/tables.html", campaign=campaign, tables=tables, viewer=viewer)

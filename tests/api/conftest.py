@@ -86,7 +86,8 @@ def world(db_session) -> World:
 def forum_world(world, db_session) -> World:
     """The same people in a forum campaign (ONE): Ada is the player's character, Bram the
     other player's; the player opened a thread whose first post rolled 2d6 in public."""
-    from pbp.services.forum import scenes as forum
+    from pbp.services.forum import posts, rolls
+    from pbp.services.forum.drafts import Draft
     from pbp.services.mail.outbox import MailSettings
 
     users = world.users
@@ -98,16 +99,16 @@ def forum_world(world, db_session) -> World:
     )
     for name, role in (("Ada", "player"), ("Bram", "other_player")):
         campaigns.add_character(session=db_session, campaign=game, name=name, user=users[role])
-    post = forum.create_thread(
+    post = posts.create_thread(
         session=db_session,
         campaign=game,
         author=users["player"],
         title="The docks",
-        draft=forum.Draft(body="We wait.\n/roll 2d6 # watch"),
+        draft=Draft(body="We wait.\n/roll 2d6 # watch"),
         mail=MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
         now=API_NOW,
     )
     db_session.commit()
-    roll = forum.rolls.rolls_of_posts(session=db_session, post_ids=[post.id])[post.id][0]
+    roll = rolls.rolls_of_posts(session=db_session, post_ids=[post.id])[post.id][0]
     world.extra.update(forum=game.slug, thread=post.thread_id, post=post.id, roll=roll.id)
     return world

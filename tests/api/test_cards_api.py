@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from pbp.services import campaigns
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import posts
+from pbp.services.forum.drafts import Draft
 from pbp.services.mail.outbox import MailSettings
 from tests.helpers import API_NOW as NOW
 
@@ -28,12 +29,12 @@ def _table_url(world, db_session) -> str:
     )
     for name, role in (("Max", "player"), ("Burke", "other_player")):
         campaigns.add_character(session=db_session, campaign=game, name=name, user=users[role])
-    post = forum.create_thread(
+    post = posts.create_thread(
         session=db_session,
         campaign=game,
         author=users["referee"],
         title="Water Street",
-        draft=forum.Draft(body="The rain."),
+        draft=Draft(body="The rain."),
         mail=MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
         now=NOW,
     )

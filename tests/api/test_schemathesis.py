@@ -34,8 +34,8 @@ from pbp.api import OPERATIONS
 from pbp.db import make_engine
 from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
-from pbp.services.forum import rolls
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import posts, rolls
+from pbp.services.forum.drafts import Draft
 from pbp.services.mail.outbox import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
@@ -104,12 +104,12 @@ def seed(engine) -> dict:
             session=session, referee=referee, name="Fuzz forum", ruleset="one"
         )
         campaigns.add_character(session=session, campaign=forum_game, name="Ada", user=player)
-        post = forum.create_thread(
+        post = posts.create_thread(
             session=session,
             campaign=forum_game,
             author=player,
             title="Docks",
-            draft=forum.Draft(body="Waiting.\n/roll 2d6"),
+            draft=Draft(body="Waiting.\n/roll 2d6"),
             mail=MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
             now=NOW,
         )

@@ -15,7 +15,7 @@ import pytest
 from pbp.models.forum import Thread
 from pbp.services import export
 from pbp.services.accounts import logins as accounts
-from pbp.services.forum import scenes as forum
+from pbp.services.forum.posts import delete_post
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.factories import make_user
@@ -48,7 +48,7 @@ def _deleted_post(db_session, table):
     opening = write(db_session, table, table.gm, "The rain on Water Street.")
     thread = db_session.get(Thread, opening.thread_id)
     post = write(db_session, table, table.ada_user, "DELETEDTEXT I regret this.", thread=thread)
-    forum.delete_post(
+    delete_post(
         session=db_session, campaign=table.campaign, post=post, actor=table.ada_user, now=T0
     )
     db_session.commit()

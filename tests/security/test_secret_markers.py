@@ -21,7 +21,7 @@ from sqlmodel import select
 
 from pbp.models import OutboxMessage
 from pbp.models.forum import Thread
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import gm, posts, threads
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.routes import every_get_url, forum_values
@@ -51,7 +51,7 @@ def table(auth, db_session):
     opening = write(db_session, table, table.gm, "The rain on Water Street.\n/roll 2d6 # rain")
     thread = db_session.get(Thread, opening.thread_id)
     for user in (table.ada_user, table.bram_user, table.cleo_user):
-        forum.set_watch(
+        threads.set_watch(
             session=db_session, campaign=table.campaign, thread=thread, user=user, on=True, now=T0
         )
     plant = [
@@ -68,7 +68,7 @@ def table(auth, db_session):
         post = write(
             db_session, table, table.ada_user, body, thread=thread, minutes=minutes, **draft
         )
-    forum.delete_post(
+    posts.delete_post(
         session=db_session, campaign=table.campaign, post=post, actor=table.ada_user, now=T0
     )
     write(db_session, table, table.ada_user, "MKGMPOST body", title="MKGMTITLE", audience="gm")
@@ -135,7 +135,7 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
     app, auth, client, db_session, table, ended
 ):
     if ended:
-        forum.end_campaign(
+        gm.end_campaign(
             session=db_session,
             campaign=table.campaign,
             actor=table.gm,

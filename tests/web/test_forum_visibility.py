@@ -11,8 +11,9 @@ import itertools
 import pytest
 from sqlmodel import select
 
-from pbp.models.forum import Roll, Thread
+from pbp.models.forum import Post, Roll, Thread
 from pbp.services.forum import rolls
+from pbp.services.forum.posts import delete_post
 from pbp.web import forum as forum_web
 from tests.services.forum.tables import T0, make_table, write
 
@@ -87,7 +88,7 @@ def play(db_session, table):
     regretted = write(
         db_session, table, table.ada_user, "DELETEDSECRET I take it back.", thread=thread, minutes=6
     )
-    forum_web.forum.delete_post(
+    delete_post(
         session=db_session, campaign=table.campaign, post=regretted, actor=table.ada_user, now=T0
     )
     posts["deleted"] = regretted
@@ -105,7 +106,7 @@ def _pages(app, db_session, table) -> list[str]:
     values = {
         "slug": [table.campaign.slug],
         "thread_id": [t.id for t in db_session.exec(select(Thread))],
-        "post_id": [p.id for p in db_session.exec(select(forum_web.forum.Post))],
+        "post_id": [p.id for p in db_session.exec(select(Post))],
         "roll_id": [r.id for r in db_session.exec(select(Roll))],
         "character": [c.slug for c in (table.ada, table.bram, table.cleo)],
     }

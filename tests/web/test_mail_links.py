@@ -36,7 +36,8 @@ from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.accounts import signup
 from pbp.services.cards import tables as cards
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import posts
+from pbp.services.forum.drafts import Draft
 from pbp.services.mail import outbox as mail
 from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.services.noteworthy import hosted_blog as blog
@@ -203,32 +204,32 @@ def _play_forum(session, now) -> None:
     noir = campaigns.create_campaign(session=session, referee=gm, name="Links Noir", ruleset="noir")
     for name, user in (("Sam", ann), ("Vera", ben)):
         campaigns.add_character(session=session, campaign=noir, name=name, user=user)
-    opening = forum.create_thread(
+    opening = posts.create_thread(
         session=session,
         campaign=noir,
         author=gm,
         title="Rain on Water Street",
-        draft=forum.Draft(body="The rain does not stop."),
+        draft=Draft(body="The rain does not stop."),
         mail=MAIL,
         now=now,
     )
     thread = session.get(Thread, opening.thread_id)
     for minutes, author in enumerate((ann, ben), start=1):  # each reply mails the watchers
-        forum.create_post(
+        posts.create_post(
             session=session,
             campaign=noir,
             thread=thread,
             author=author,
-            draft=forum.Draft(body=f"{author.display_name} waits.\n/roll 2d6"),
+            draft=Draft(body=f"{author.display_name} waits.\n/roll 2d6"),
             mail=MAIL,
             now=now + timedelta(minutes=minutes),
         )
-    forum.create_post(
+    posts.create_post(
         session=session,
         campaign=noir,
         thread=thread,
         author=gm,
-        draft=forum.Draft(body="Ann, you hear a step.", audience="whisper", recipient_ids=[ann.id]),
+        draft=Draft(body="Ann, you hear a step.", audience="whisper", recipient_ids=[ann.id]),
         mail=MAIL,
         now=now + timedelta(minutes=5),
     )
@@ -237,12 +238,12 @@ def _play_forum(session, now) -> None:
         session=session, referee=gm, name="Links Cards", ruleset="sex-and-violence"
     )
     campaigns.add_character(session=session, campaign=sv, name="Max", user=ann)
-    first = forum.create_thread(
+    first = posts.create_thread(
         session=session,
         campaign=sv,
         author=ann,
         title="The back room",
-        draft=forum.Draft(body="Max shuffles."),
+        draft=Draft(body="Max shuffles."),
         mail=MAIL,
         now=now,
     )

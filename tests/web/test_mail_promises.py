@@ -14,7 +14,8 @@ from sqlmodel import select
 
 from pbp.models import Character, Entry, OutboxMessage, User
 from pbp.services import campaigns
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import posts
+from pbp.services.forum.drafts import Draft
 from pbp.services.mail import outbox as mail
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
@@ -269,12 +270,12 @@ def test_an_event_results_and_the_final_notice_reach_every_player(db_session, ga
 def forum_game(db_session, client) -> tuple[Game, int]:
     game = make_game(db_session, client, names=("Ada", "Bram"), ruleset="one")
     campaign = campaigns.get_campaign(session=db_session, slug=game.slug)
-    post = forum.create_thread(
+    post = posts.create_thread(
         session=db_session,
         campaign=campaign,
         author=game.referee,
         title="The docks",
-        draft=forum.Draft(body="Fog."),
+        draft=Draft(body="Fog."),
         mail=mail.MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
         now=NOW,
     )

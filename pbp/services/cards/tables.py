@@ -33,8 +33,9 @@ from pbp.models.forum import Thread
 from pbp.rules import dice
 from pbp.rules.cards import Card, CardError, Event, RulesError, Viewer, events_for
 from pbp.services.cards.actions import GM, Actor, Ruleset, apply_action, ruleset_for
-from pbp.services.forum import rolls
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import posts, rolls, visibility
+from pbp.services.forum.drafts import Draft
+from pbp.services.forum.threads import ThreadSummary, get_thread, list_threads, members
 from pbp.services.mail.outbox import MailSettings
 
 EXPORT_FORMAT = "pbp-cards-export-1"
@@ -50,7 +51,7 @@ def rng_message(game_id: int, seq: int) -> str:
 # -- who is looking --------------------------------------------------------------------------
 
 
-def card_viewer(viewer: forum.Viewer) -> Viewer:
+def card_viewer(viewer: rolls.Viewer) -> Viewer:
     """The forum's viewer as the engines know it: the GM, a player (by user id) or nobody."""
     if viewer.is_gm:
         return Viewer.gm()
@@ -59,7 +60,7 @@ def card_viewer(viewer: forum.Viewer) -> Viewer:
     return Viewer.spectator()
 
 
-def actor_for(viewer: forum.Viewer) -> Actor | None:
+def actor_for(viewer: rolls.Viewer) -> Actor | None:
     if viewer.is_gm:
         return Actor(GM)
     if viewer.is_member and viewer.user_id is not None:
@@ -96,28 +97,26 @@ class TableView:
 
 
 def visible_thread(
-    *, session: Session, campaign: Campaign, thread_id: int, viewer: forum.Viewer
+    *, session: Session, campaign: Campaign, thread_id: int, viewer: rolls.Viewer
 ) -> Thread:
     """The thread, if the viewer may read it (the forum's rule): else NotFound."""
-    forum.require_forum(campaign)
-    thread, _ = forum.get_thread(
-        session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
-    )
+    visibility.require_forum(campaign)
+    thread, _ = get_thread(session=session, campaign=campaign, thread_id=thread_id, viewer=viewer)
     return thread
 
 
 @dataclass(frozen=True)
 class TableSummary:
-    thread: forum.ThreadSummary
+    thread: ThreadSummary
     game: CardGame
 
 
 def list_tables(
-    *, session: Session, campaign: Campaign, viewer: forum.Viewer
+    *, session: Session, campaign: Campaign, viewer: rolls.Viewer
 ) -> list[TableSummary]:
     """The card tables in threads the viewer may read, latest activity first."""
-    forum.require_forum(campaign)
-    threads = forum.list_threads(session=session, campaign=campaign, viewer=viewer)
+    visibility.require_forum(campaign)
+    threads = list_threads(session=session, campaign=campaign, viewer=viewer)
     games = {
         g.thread_id: g
         for g in session.exec(select(CardGame).where(CardGame.campaign_id == campaign.id))
@@ -133,7 +132,7 @@ def game_of_thread(*, session: Session, thread: Thread, lock: bool = False) -> C
 
 
 def table_view(
-    *, session: Session, campaign: Campaign, game: CardGame, viewer: forum.Viewer
+    *, session: Session, campaign: Campaign, game: CardGame, viewer: rolls.Viewer
 ) -> TableView:
     ruleset = ruleset_for(game.ruleset)
     state = ruleset.load(game.state)
@@ -179,7 +178,7 @@ def _record(session: Session, game: CardGame) -> list[CardEvent]:
 
 def _member_names(session: Session, campaign: Campaign) -> dict[str, str]:
     names = {GM: "the GM"}
-    for member in forum.members(session=session, campaign=campaign):
+    for member in members(session=session, campaign=campaign):
         if member.role != "referee":
             names[str(member.user_id)] = member.name
     return names
@@ -290,7 +289,7 @@ def open_table(
     now: datetime,
 ) -> CardGame:
     """The GM opens a card table in a thread they may read (`create_game`'s checks)."""
-    viewer = forum.viewer_for(session=session, campaign=campaign, user=user)
+    viewer = visibility.viewer_for(session=session, campaign=campaign, user=user)
     thread = visible_thread(session=session, campaign=campaign, thread_id=thread_id, viewer=viewer)
     return create_game(
         session=session,
@@ -316,7 +315,7 @@ def move(
     expected_version: int | None = None,
 ) -> CardEvent:
     """A member makes one move at a thread's table they may read (`play`'s checks)."""
-    viewer = forum.viewer_for(session=session, campaign=campaign, user=user)
+    viewer = visibility.viewer_for(session=session, campaign=campaign, user=user)
     thread = visible_thread(session=session, campaign=campaign, thread_id=thread_id, viewer=viewer)
     return play(
         session=session,
@@ -332,7 +331,7 @@ def move(
 
 
 def table_of(
-    *, session: Session, campaign: Campaign, thread_id: int, viewer: forum.Viewer
+    *, session: Session, campaign: Campaign, thread_id: int, viewer: rolls.Viewer
 ) -> tuple[Thread, TableView | None]:
     """A thread the viewer may read and its table as they may see it (None: no table)."""
     thread = visible_thread(session=session, campaign=campaign, thread_id=thread_id, viewer=viewer)
@@ -406,9 +405,9 @@ def _plain(value: Any) -> Any:
 
 def _require_playable(
     session: Session, campaign: Campaign, user: User, *, gm: bool
-) -> forum.Viewer:
-    forum.require_forum(campaign)
-    viewer = forum.viewer_for(session=session, campaign=campaign, user=user)
+) -> rolls.Viewer:
+    visibility.require_forum(campaign)
+    viewer = visibility.viewer_for(session=session, campaign=campaign, user=user)
     if not viewer.is_member:
         raise Forbidden(f"only members of {campaign.name} can play at its tables")
     if gm and not viewer.is_gm:
@@ -437,15 +436,15 @@ def _announce(
     lines = [line for line in lines if line] or ["The table changed."]
     url = links.absolute(mail.base_url, links.card_table(campaign.slug, thread.id))
     body = f"**At the table** ([look]({url}))\n\n" + "\n".join(f"- {line}" for line in lines)
-    public = forum.visible_posts(
-        session=session, campaign=campaign, viewer=forum.ANONYMOUS, thread=thread
+    public = visibility.visible_posts(
+        session=session, campaign=campaign, viewer=rolls.ANONYMOUS, thread=thread
     )
-    forum.create_post(
+    posts.create_post(
         session=session,
         campaign=campaign,
         thread=thread,
         author=user,
-        draft=forum.Draft(body=body, kind="ooc", audience="all" if public else "gm"),
+        draft=Draft(body=body, kind="ooc", audience="all" if public else "gm"),
         mail=mail,
         now=now,
     )
@@ -455,7 +454,7 @@ def _announce(
 
 
 def export_game(
-    *, session: Session, campaign: Campaign, game: CardGame, viewer: forum.Viewer, now: datetime
+    *, session: Session, campaign: Campaign, game: CardGame, viewer: rolls.Viewer, now: datetime
 ) -> dict[str, Any]:
     """The table as JSON. Before the campaign ends: exactly what the viewer's page shows.
     After (the seed is public): the whole record – every action with its parameters, every

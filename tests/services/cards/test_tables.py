@@ -20,8 +20,8 @@ from pbp.rules import sex_and_violence as sv
 from pbp.rules.cards import RulesError, Viewer
 from pbp.services.cards import actions as card_actions
 from pbp.services.cards import tables as cards
-from pbp.services.forum import rolls
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import gm, rolls, visibility
+from pbp.services.forum.rolls import ANONYMOUS
 from tests.services.forum.tables import MAIL, T0, make_table, write
 
 WARRIOR = {
@@ -273,8 +273,8 @@ def test_a_campaign_can_keep_hands_from_the_gm(db_session, sv_table):
 def test_every_move_is_announced_in_the_thread_with_its_public_text_only(db_session, sv_table):
     thread, game = _open(db_session, sv_table)
     _play(db_session, sv_table, thread, sv_table.ada_user, "create_character", **WARRIOR)
-    posts = forum.visible_posts(
-        session=db_session, campaign=sv_table.campaign, viewer=forum.ANONYMOUS, thread=thread
+    posts = visibility.visible_posts(
+        session=db_session, campaign=sv_table.campaign, viewer=ANONYMOUS, thread=thread
     )
     assert len(posts) == 3  # the opening post, the table, the character
     assert "Max drew 10 cards (deal)." in posts[-1].body
@@ -352,9 +352,9 @@ def test_the_export_shows_the_viewers_table_until_the_end_then_replays(db_sessio
     with pytest.raises(UserError, match="no seed"):
         cards.verify_card_export(before)
 
-    forum.end_campaign(session=db_session, campaign=sv_table.campaign, actor=sv_table.gm, now=T0)
+    gm.end_campaign(session=db_session, campaign=sv_table.campaign, actor=sv_table.gm, now=T0)
     after = cards.export_game(
-        session=db_session, campaign=sv_table.campaign, game=game, viewer=forum.ANONYMOUS, now=T0
+        session=db_session, campaign=sv_table.campaign, game=game, viewer=ANONYMOUS, now=T0
     )
     assert [r["seq"] for r in after["record"]] == [0, 1, 2, 3, 4]
     report = cards.verify_card_export(after)
@@ -371,7 +371,7 @@ def test_the_export_shows_the_viewers_table_until_the_end_then_replays(db_sessio
 
 def test_no_move_once_the_campaign_has_ended(db_session, sv_table):
     thread, _ = _open(db_session, sv_table)
-    forum.end_campaign(session=db_session, campaign=sv_table.campaign, actor=sv_table.gm, now=T0)
+    gm.end_campaign(session=db_session, campaign=sv_table.campaign, actor=sv_table.gm, now=T0)
     with pytest.raises(Conflict, match="has ended"):
         _play(db_session, sv_table, thread, sv_table.ada_user, "create_character", **WARRIOR)
 
@@ -390,4 +390,4 @@ def test_the_card_viewer_follows_the_forum_role(sv_table):
     ada = sv_table.viewer(sv_table.ada_user)
     assert cards.card_viewer(ada) == Viewer.player(str(sv_table.ada_user.id))
     assert cards.card_viewer(sv_table.viewer(sv_table.stranger)) == Viewer.spectator()
-    assert cards.actor_for(forum.ANONYMOUS) is None
+    assert cards.actor_for(ANONYMOUS) is None

@@ -12,8 +12,9 @@ from sqlmodel import Session
 from pbp.models import Campaign, Character, User
 from pbp.models.forum import Post, Thread
 from pbp.services import campaigns
-from pbp.services.forum import scenes as forum
-from pbp.services.forum import sheets
+from pbp.services.forum import posts, sheets
+from pbp.services.forum.drafts import Draft
+from pbp.services.forum.rolls import ANONYMOUS, Viewer
 from pbp.services.mail.outbox import MailSettings
 from tests.factories import make_user
 
@@ -35,7 +36,7 @@ class Table:
     bram: Character
     cleo: Character
 
-    def viewer(self, user: User | None) -> forum.Viewer:
+    def viewer(self, user: User | None) -> Viewer:
         role = {
             self.gm.id: "referee",
             self.ada_user.id: "player",
@@ -43,8 +44,8 @@ class Table:
             self.cleo_user.id: "player",
         }
         if user is None:
-            return forum.ANONYMOUS
-        return forum.Viewer(user.id, role.get(user.id))
+            return ANONYMOUS
+        return Viewer(user.id, role.get(user.id))
 
 
 def make_table(
@@ -97,21 +98,21 @@ def write(
         draft.setdefault("character_id", table.ada.id)
     when = T0 + timedelta(minutes=minutes)
     if thread is None:
-        return forum.create_thread(
+        return posts.create_thread(
             session=session,
             campaign=table.campaign,
             author=author,
             title=title,
-            draft=forum.Draft(body=body, **draft),
+            draft=Draft(body=body, **draft),
             mail=MAIL,
             now=when,
         )
-    return forum.create_post(
+    return posts.create_post(
         session=session,
         campaign=table.campaign,
         thread=thread,
         author=author,
-        draft=forum.Draft(body=body, **draft),
+        draft=Draft(body=body, **draft),
         mail=MAIL,
         now=when,
     )

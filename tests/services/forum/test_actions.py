@@ -10,8 +10,8 @@ from sqlmodel import select
 
 from pbp.errors import REFUSALS, Forbidden, NotFound
 from pbp.models.forum import Watch
-from pbp.services.forum import scenes as forum
-from pbp.services.forum import sheets
+from pbp.services.forum import posts, sheets, threads
+from pbp.services.forum.drafts import Draft
 from tests.services.forum.tables import MAIL, ONE_STATS, T0, make_table, write
 
 
@@ -21,12 +21,12 @@ def table(db_session):
 
 
 def _reply(session, table, thread_id, user, body="Aye."):
-    return forum.reply(
+    return posts.reply(
         session=session,
         campaign=table.campaign,
         thread_id=thread_id,
         author=user,
-        draft=forum.Draft(body=body),
+        draft=Draft(body=body),
         mail=MAIL,
         now=T0 + timedelta(minutes=5),
     )
@@ -50,7 +50,7 @@ def test_changing_or_deleting_someone_elses_post_is_refused(db_session, table):
     post = write(db_session, table, table.ada_user, "We wait.")
 
     def change(user):
-        return forum.change_post(
+        return posts.change_post(
             session=db_session,
             campaign=table.campaign,
             post_id=post.id,
@@ -60,7 +60,7 @@ def test_changing_or_deleting_someone_elses_post_is_refused(db_session, table):
         )
 
     def remove(user):
-        return forum.remove_post(
+        return posts.remove_post(
             session=db_session,
             campaign=table.campaign,
             post_id=post.id,
@@ -89,7 +89,7 @@ def test_watching_needs_a_member_who_may_read_the_thread(db_session, table):
     )
 
     def watch(user, thread_id, on=True):
-        return forum.watch_thread(
+        return threads.watch_thread(
             session=db_session,
             campaign=table.campaign,
             thread_id=thread_id,

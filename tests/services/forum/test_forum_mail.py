@@ -9,8 +9,7 @@ from sqlmodel import select
 from pbp.models import OutboxMessage
 from pbp.models.forum import Roll, Thread
 from pbp.services import campaigns
-from pbp.services.forum import rolls
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import rolls, threads
 from tests.services.forum.tables import T0, make_table, write
 
 
@@ -25,7 +24,7 @@ def scene(db_session, table):
     opening = write(db_session, table, table.gm, "The rain falls.")
     thread = db_session.get(Thread, opening.thread_id)
     for user in (table.ada_user, table.bram_user, table.cleo_user):
-        forum.set_watch(
+        threads.set_watch(
             session=db_session, campaign=table.campaign, thread=thread, user=user, on=True, now=T0
         )
     db_session.commit()
@@ -111,7 +110,7 @@ def test_forum_mail_can_be_turned_off_and_watching_stopped(db_session, table, sc
     member = campaigns.membership(session=db_session, campaign=table.campaign, user=table.cleo_user)
     member.notify = {"forum": False}
     db_session.add(member)
-    forum.set_watch(
+    threads.set_watch(
         session=db_session,
         campaign=table.campaign,
         thread=scene,
@@ -127,7 +126,7 @@ def test_posting_watches_the_thread(db_session, table):
     opening = write(db_session, table, table.gm, "Scene.")
     thread = db_session.get(Thread, opening.thread_id)
     write(db_session, table, table.cleo_user, "I join.", thread=thread)
-    assert forum.is_watching(
+    assert threads.is_watching(
         session=db_session, thread=thread, viewer=table.viewer(table.cleo_user)
     )
     write(db_session, table, table.gm, "Welcome.", thread=thread, minutes=1)

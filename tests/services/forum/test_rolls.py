@@ -11,12 +11,11 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from pbp.errors import REFUSALS, Conflict, Forbidden
-from pbp.models.forum import CampaignSecret, Post, Roll
+from pbp.models.forum import CampaignSecret, Post, Roll, Thread
 from pbp.rules import dice
 from pbp.rules.dice import RollError
 from pbp.services import campaigns
-from pbp.services.forum import rolls, sheets
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import gm, rolls, sheets
 from tests.services.forum.tables import T0, give_one_sheet, make_table, write
 
 
@@ -71,7 +70,7 @@ def test_rolls_are_derived_from_the_seed_and_their_id(db_session, table):
 
 def test_roll_numbers_continue_across_posts(db_session, table):
     first = write(db_session, table, table.ada_user, "/roll d6")
-    thread = db_session.get(forum.Thread, first.thread_id)
+    thread = db_session.get(Thread, first.thread_id)
     second = write(db_session, table, table.bram_user, "/roll d6\n/roll d8", thread=thread)
     assert [r.number for r in _rolls(db_session, second)] == [2, 3]
 
@@ -161,25 +160,25 @@ def test_named_skill_without_a_character_says_how_to_roll(db_session, table):
 
 def test_no_rolls_once_the_seed_is_revealed(db_session, table):
     first = write(db_session, table, table.ada_user, "Before the end.")
-    forum.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
-    thread = db_session.get(forum.Thread, first.thread_id)
+    gm.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
+    thread = db_session.get(Thread, first.thread_id)
     with pytest.raises(Conflict, match="ended"):
         write(db_session, table, table.ada_user, "/roll d6", thread=thread)
 
 
 def test_start_publishes_and_end_reveals_the_same_seed(db_session, table):
-    commitment = forum.start_campaign(
+    commitment = gm.start_campaign(
         session=db_session, campaign=table.campaign, actor=table.gm, now=T0
     )
     assert table.campaign.status == "running"
-    seed = forum.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
+    seed = gm.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
     assert dice.seed_commitment(bytes.fromhex(seed)) == commitment
     secret = db_session.exec(select(CampaignSecret)).one()
     assert rolls.revealed_seed(secret) == seed and table.campaign.status == "ended"
 
 
 def test_only_the_gm_starts_or_ends(db_session, table):
-    for action in (forum.start_campaign, forum.end_campaign):
+    for action in (gm.start_campaign, gm.end_campaign):
         with pytest.raises(Forbidden):
             action(session=db_session, campaign=table.campaign, actor=table.ada_user, now=T0)
     assert rolls.get_secret(session=db_session, campaign=table.campaign) is None

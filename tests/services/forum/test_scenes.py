@@ -11,8 +11,9 @@ from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import AuditLog
 from pbp.models.forum import Post, PostRevision, Roll, Thread
 from pbp.rules.dice import RollSyntaxError
-from pbp.services.forum import rolls
-from pbp.services.forum import scenes as forum
+from pbp.services.forum import drafts, gm, posts, rolls
+from pbp.services.forum.threads import get_thread, list_threads
+from pbp.services.forum.visibility import get_roll_view, visible_posts
 from tests.services.forum.tables import T0, make_table, write
 
 
@@ -58,7 +59,7 @@ def test_who_reads_a_post(db_session, table, audience, readers):
         recipient_ids=recipients,
     )
     for who, user in _everyone(table).items():
-        views = forum.visible_posts(
+        views = visible_posts(
             session=db_session, campaign=table.campaign, viewer=table.viewer(user), thread=thread
         )
         assert (post.id in _ids(views)) == (who in readers), who
@@ -77,7 +78,7 @@ def test_who_sees_a_rolls_dice(db_session, table, visibility):
     (roll,) = db_session.exec(select(Roll).where(Roll.post_id == post.id)).all()
     faces = roll.result["faces"]
     for who, user in _everyone(table).items():
-        view = forum.roll_view(roll, table.viewer(user), post_visible=True, revealed=False)
+        view = rolls.roll_view(roll, table.viewer(user), post_visible=True, revealed=False)
         shown = who in ROLL_SEERS[visibility]
         assert (view.state == "shown") == shown, who
         assert (view.result is not None) == shown, who
@@ -87,7 +88,7 @@ def test_who_sees_a_rolls_dice(db_session, table, visibility):
             assert view.faces == []
         else:
             assert view.faces == [tuple(f) for f in faces]
-    blind_roller = forum.roll_view(
+    blind_roller = rolls.roll_view(
         roll, table.viewer(table.ada_user), post_visible=True, revealed=False
     )
     if visibility == "blind":
@@ -98,9 +99,9 @@ def test_a_hidden_post_hides_its_rolls_entirely(db_session, table):
     post = write(db_session, table, table.ada_user, "/roll d6", audience="gm")
     (roll,) = db_session.exec(select(Roll).where(Roll.post_id == post.id)).all()
     for user in (table.cleo_user, table.stranger, None):
-        assert forum.roll_view(roll, table.viewer(user), post_visible=False, revealed=False) is None
+        assert rolls.roll_view(roll, table.viewer(user), post_visible=False, revealed=False) is None
         with pytest.raises(NotFound):
-            forum.get_roll_view(
+            get_roll_view(
                 session=db_session,
                 campaign=table.campaign,
                 roll_id=roll.id,
@@ -118,8 +119,8 @@ def test_after_the_end_every_roll_is_shown_but_hidden_posts_keep_their_words(db_
         recipient_ids=(table.bram_user.id,),
         roll_visibility="blind",
     )
-    forum.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
-    view, post_view = forum.get_roll_view(
+    gm.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
+    view, post_view = get_roll_view(
         session=db_session,
         campaign=table.campaign,
         roll_id=db_session.exec(select(Roll.id).where(Roll.post_id == post.id)).one(),
@@ -138,13 +139,13 @@ def test_threads_list_only_what_the_viewer_can_read(db_session, table):
         (table.cleo_user, {"Open"}),
         (None, {"Open"}),
     ):
-        threads = forum.list_threads(
+        threads = list_threads(
             session=db_session, campaign=table.campaign, viewer=table.viewer(user)
         )
         assert {t.title for t in threads} == titles
     secret = db_session.exec(select(Thread).where(Thread.title == "Secret")).one()
     with pytest.raises(NotFound):
-        forum.get_thread(
+        get_thread(
             session=db_session,
             campaign=table.campaign,
             thread_id=secret.id,
@@ -155,7 +156,7 @@ def test_threads_list_only_what_the_viewer_can_read(db_session, table):
 def test_edit_marks_the_post_and_keeps_every_version_for_the_gm(db_session, table):
     post = write(db_session, table, table.ada_user, "First words.\n/roll d6")
     later = T0.replace(hour=21)
-    forum.edit_post(
+    posts.edit_post(
         session=db_session,
         campaign=table.campaign,
         post=post,
@@ -164,12 +165,12 @@ def test_edit_marks_the_post_and_keeps_every_version_for_the_gm(db_session, tabl
         now=later,
     )
     assert post.edited_at == later and post.body == "Second thoughts."
-    history = forum.post_history(
+    history = posts.post_history(
         session=db_session, campaign=table.campaign, post=post, viewer=table.viewer(table.gm)
     )
     assert [r.body for r in history] == ["First words.", "Second thoughts."]
     with pytest.raises(Forbidden):
-        forum.post_history(
+        posts.post_history(
             session=db_session,
             campaign=table.campaign,
             post=post,
@@ -181,7 +182,7 @@ def test_edit_marks_the_post_and_keeps_every_version_for_the_gm(db_session, tabl
 def test_an_edit_cannot_roll_or_be_made_by_someone_else(db_session, table):
     post = write(db_session, table, table.ada_user, "Words.")
     with pytest.raises(UserError, match="new post"):
-        forum.edit_post(
+        posts.edit_post(
             session=db_session,
             campaign=table.campaign,
             post=post,
@@ -190,7 +191,7 @@ def test_an_edit_cannot_roll_or_be_made_by_someone_else(db_session, table):
             now=T0,
         )
     with pytest.raises(Forbidden):
-        forum.edit_post(
+        posts.edit_post(
             session=db_session,
             campaign=table.campaign,
             post=post,
@@ -203,7 +204,7 @@ def test_an_edit_cannot_roll_or_be_made_by_someone_else(db_session, table):
 
 def test_the_gm_may_edit_a_players_post(db_session, table):
     post = write(db_session, table, table.ada_user, "Typo here.")
-    forum.edit_post(
+    posts.edit_post(
         session=db_session,
         campaign=table.campaign,
         post=post,
@@ -217,15 +218,15 @@ def test_the_gm_may_edit_a_players_post(db_session, table):
 
 def test_deleting_a_post_hides_its_words_but_not_its_rolls(db_session, table):
     post = write(db_session, table, table.ada_user, "I cheat.\n/roll d20 # bad luck")
-    forum.delete_post(
+    posts.delete_post(
         session=db_session, campaign=table.campaign, post=post, actor=table.ada_user, now=T0
     )
-    (player_view,) = forum.visible_posts(
+    (player_view,) = visible_posts(
         session=db_session, campaign=table.campaign, viewer=table.viewer(table.cleo_user)
     )
     assert player_view.deleted and player_view.body is None and player_view.html == ""
     assert len(player_view.rolls) == 1 and player_view.rolls[0].state == "shown"
-    (gm_view,) = forum.visible_posts(
+    (gm_view,) = visible_posts(
         session=db_session, campaign=table.campaign, viewer=table.viewer(table.gm)
     )
     assert "I cheat." in gm_view.html
@@ -295,11 +296,11 @@ def test_whispers_need_members_as_recipients(db_session, table):
 
 def test_an_ended_campaign_is_read_only(db_session, table):
     post = write(db_session, table, table.ada_user, "Last words.")
-    forum.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
+    gm.end_campaign(session=db_session, campaign=table.campaign, actor=table.gm, now=T0)
     with pytest.raises(Conflict):
         write(db_session, table, table.bram_user, "Too late.")
     with pytest.raises(Forbidden):
-        forum.edit_post(
+        posts.edit_post(
             session=db_session,
             campaign=table.campaign,
             post=post,
@@ -318,7 +319,7 @@ def test_noteworthy_campaigns_have_no_forum(db_session):
 def test_preview_rolls_nothing(db_session, table):
     secret = rolls.get_secret(session=db_session, campaign=table.campaign)
     before = (secret.seed, secret.commitment) if secret else None
-    html, commands = forum.preview(session=db_session, text="**Bold**\n/roll 2d6+1")
+    html, commands = drafts.preview(session=db_session, text="**Bold**\n/roll 2d6+1")
     assert "<strong>Bold</strong>" in html and "/roll" not in html
     assert commands == ["/roll 2d6+1"]
     assert db_session.exec(select(Roll)).all() == []
