@@ -30,7 +30,7 @@ from pbp import demo_forum
 from pbp.db import database, writing
 from pbp.models import Blog, Campaign, Character, Entry, utcnow
 from pbp.services import campaigns
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import polling, turns
 

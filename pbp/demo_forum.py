@@ -17,7 +17,7 @@ from pbp.services.cards import tables as cards
 from pbp.services.forum import posts
 from pbp.services.forum.drafts import Draft
 from pbp.services.forum.gm import start_campaign
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 
 NOIR_NAME = "Rain on Water Street"
 CARDS_NAME = "Water Street Blues"

@@ -15,9 +15,9 @@ from flask import Flask
 
 from pbp.db import database
 from pbp.services import idempotency
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
 from pbp.services.mail import send as mail_send
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import cadence, polling, websub
 
 log = logging.getLogger("pbp.scheduler")
@@ -53,7 +53,7 @@ JOBS: list[tuple] = [
     # The sweep: anything a request's after-commit send missed (crash, server down).
     (mail_send.send_outbox, {"trigger": "interval", "seconds": 30}),
     # Keyed by day, so an hourly run queues each player's digest once.
-    (mail.queue_daily_digests, {"trigger": "interval", "hours": 1}),
+    (notifications.queue_daily_digests, {"trigger": "interval", "hours": 1}),
     # The API's idempotency records are needed for a day at most.
     (idempotency.forget_old, {"trigger": "interval", "hours": 1}),
 ]

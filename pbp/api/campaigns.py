@@ -14,8 +14,8 @@ from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services import roster as roster_service
 from pbp.services.lookups import Page
-from pbp.services.mail import outbox as mail
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail import preferences as mail_preferences
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import commenters, dashboard, history, polling, referee
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import outgoing_feeds as feeds
@@ -265,7 +265,7 @@ def get_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
     """Which kinds of email you get from this campaign."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     return s.MailPreferences(
-        **mail.preferences(
+        **mail_preferences.preferences(
             campaigns.require_member(session=call.session, campaign=campaign, user=call.user)
         )
     )
@@ -283,7 +283,7 @@ def put_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
     """Choose which kinds of email you get from this campaign (the preferences page)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     chosen = [key for key, on in call.body.model_dump().items() if on]
-    saved = mail.save_preferences(
+    saved = mail_preferences.save_preferences(
         session=call.session,
         membership=campaigns.require_member(
             session=call.session, campaign=campaign, user=call.user

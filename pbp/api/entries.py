@@ -11,7 +11,7 @@ from pbp.api.registry import Call, operation
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.lookups import Page
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import play
 

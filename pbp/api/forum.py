@@ -21,7 +21,7 @@ from pbp.services.forum import gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import Draft
 from pbp.services.forum.visibility import PostView
 from pbp.services.lookups import Page
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 
 FORUM = "/campaigns/<slug>/forum"
 

@@ -19,7 +19,7 @@ from pbp.errors import NotFound, UserError
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.mail import send as mail_send
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.services.noteworthy import referee, turns
 

@@ -16,7 +16,7 @@ from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.lookups import Page
 from pbp.services.mail import send as mail_send
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import play, referee, turns
 from pbp.services.noteworthy import tally as tally_service
 

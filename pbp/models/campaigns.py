@@ -51,7 +51,7 @@ class Membership(SQLModel, table=True):
     user_id: int = _fk("user.id")
     role: str = Field(max_length=16)
     # Email preferences by kind ("events", "digest", "notes_on_mine", "challenges");
-    # a missing key means the kind's default (see pbp.services.mail.outbox).
+    # a missing key means the kind's default (see pbp.services.mail.preferences).
     notify: dict = _json()
     created_at: datetime = _created()
 

@@ -17,7 +17,8 @@ from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import Campaign, Character, Invite, User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
-from pbp.services.mail import outbox as mail_service
+from pbp.services.mail import notifications
+from pbp.services.mail.settings import MailSettings
 
 # A re-sent invitation that would expire sooner than this gets a full INVITE_TTL again.
 FRESH_FOR_AT_LEAST = timedelta(days=2)
@@ -85,8 +86,8 @@ def resend_invite(
         invite.expires_at = now + accounts.INVITE_TTL
         session.add(invite)
     url = invite_url(invite=invite, secret_key=secret_key, base_url=base_url)
-    settings = mail_service.MailSettings(base_url.rstrip("/"), secret_key, mail_from)
-    mail_service.queue_invite(
+    settings = MailSettings(base_url.rstrip("/"), secret_key, mail_from)
+    notifications.queue_invite(
         session=session,
         settings=settings,
         invite=invite,

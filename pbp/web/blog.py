@@ -14,7 +14,7 @@ from pbp.errors import REFUSALS
 from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
 from pbp.models import utcnow
 from pbp.services import campaigns
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import blog_pages, play
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.web import access

@@ -26,7 +26,7 @@ from pbp.services import campaigns
 from pbp.services.cards import tables as cards
 from pbp.services.forum import visibility
 from pbp.services.forum.rolls import Viewer
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.web.access import current_account, current_membership, login_required, signed_in_account
 from pbp.web.refusals import REFUSED_FORM, shown_with_form
 

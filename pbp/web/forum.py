@@ -39,7 +39,7 @@ from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
 from pbp.services.forum.export import export_forum
 from pbp.services.forum.rolls import AFTER_THE_END, ANONYMOUS, ROLL_VISIBILITY, Viewer
 from pbp.services.forum.visibility import PostView
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import outgoing_feeds as feeds
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
 from pbp.web.access import (

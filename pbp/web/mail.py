@@ -16,7 +16,8 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 
 from pbp.db import get_session
 from pbp.services import campaigns
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import preferences as mail_preferences
+from pbp.services.mail.preferences import PREFERENCE_LABELS
 from pbp.web.access import login_required, require_member
 
 bp = Blueprint("mail", __name__)
@@ -33,7 +34,7 @@ def preferences(slug: str):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     membership = require_member(campaign)
     if request.method == "POST":
-        mail.save_preferences(
+        mail_preferences.save_preferences(
             session=session, membership=membership, chosen=request.form.getlist("on")
         )
         session.commit()
@@ -42,15 +43,15 @@ def preferences(slug: str):
     return render_template(
         "mail/pages/preferences.html",
         campaign=campaign,
-        chosen=mail.preferences(membership),
-        labels=mail.PREFERENCE_LABELS,
+        chosen=mail_preferences.preferences(membership),
+        labels=PREFERENCE_LABELS,
     )
 
 
 @bp.get("/mail/unsubscribe/<token>")
 def unsubscribe_confirm(token: str):
     """A GET changes nothing: link scanners and previews open every link in a mail."""
-    sub = mail.read_unsubscribe(
+    sub = mail_preferences.read_unsubscribe(
         session=get_session(), secret_key=current_app.config["SECRET_KEY"], token=token
     )
     page = render_template("mail/pages/unsubscribe.html", sub=sub, token=token, done=False)
@@ -61,7 +62,7 @@ def unsubscribe_confirm(token: str):
 def unsubscribe(token: str):
     """The form's button, or a client's one-click `List-Unsubscribe=One-Click` POST."""
     session = get_session()
-    sub = mail.apply_unsubscribe(
+    sub = mail_preferences.apply_unsubscribe(
         session=session,
         secret_key=current_app.config["SECRET_KEY"],
         token=token,

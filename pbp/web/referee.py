@@ -17,7 +17,8 @@ from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
 from pbp.services.forum import threads, visibility
 from pbp.services.mail import send as mail_send
-from pbp.services.mail.outbox import MailSettings, outbox_counts
+from pbp.services.mail.outbox import outbox_counts
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import cadence, dashboard, referee, turns
 from pbp.web.access import current_account, login_required, require_referee
 

@@ -20,7 +20,7 @@ from flask import Blueprint, Flask, current_app, request
 
 from pbp.db import database, get_session, release
 from pbp.models import utcnow
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import websub
 
 bp = Blueprint("websub", __name__)

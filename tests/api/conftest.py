@@ -88,7 +88,7 @@ def forum_world(world, db_session) -> World:
     other player's; the player opened a thread whose first post rolled 2d6 in public."""
     from pbp.services.forum import posts, rolls
     from pbp.services.forum.drafts import Draft
-    from pbp.services.mail.outbox import MailSettings
+    from pbp.services.mail.settings import MailSettings
 
     users = world.users
     game = campaigns.create_campaign(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbp.services import campaigns
 from pbp.services.forum import posts
 from pbp.services.forum.drafts import Draft
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from tests.helpers import API_NOW as NOW
 
 WARRIOR = {

@@ -36,7 +36,7 @@ from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
 from pbp.services.forum import posts, rolls
 from pbp.services.forum.drafts import Draft
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
 from tests.helpers import wire

@@ -64,7 +64,7 @@ from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Character, OutboxMessage, Turn, User
 from pbp.services.accounts import logins as accounts
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
 from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.services.noteworthy import polling
 from pbp.services.noteworthy import tally as tally_service
@@ -328,7 +328,7 @@ def warm_up_mail(engine, transport, built: BuiltCampaign) -> None:
         engine_or_sessionmaker=engine,
         transport=transport,
         now=MAIL_NOW,
-        batch_key=mail.event_batch_key(turn),
+        batch_key=notifications.event_batch_key(turn),
     )
     assert len(report.sent) == PLAYERS
 
@@ -355,7 +355,7 @@ def mail_step(
                 engine_or_sessionmaker=engine,
                 transport=transport,
                 now=MAIL_NOW + timedelta(minutes=number, seconds=n),
-                batch_key=mail.event_batch_key(turn),
+                batch_key=notifications.event_batch_key(turn),
             )
             sent += time.perf_counter() - start
             assert len(report.sent) == PLAYERS and report.connections == 1 and not report.failed

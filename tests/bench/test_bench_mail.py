@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Campaign, Event, Membership, OutboxMessage, Turn, User
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
 from pbp.services.mail.send import SmtpTransport, build_email, send_pending
 from tests.factories import make_campaign, make_characters
 from tests.services.mail.test_outbox import NOW, SETTINGS
@@ -69,7 +69,7 @@ def _post(engine, campaign, number: int) -> tuple[Turn, float]:
         session.flush()
         session.add(Event(turn_id=turn.id, text=f"Event {number}: the lamps go out.\n" * 20))
         session.flush()
-        rows = mail.queue_event_notifications(
+        rows = notifications.queue_event_notifications(
             session=session, settings=SETTINGS, turn=turn, now=NOW
         )
         session.commit()
@@ -106,7 +106,7 @@ def test_event_spread_for_24_players(engine, campaign):
                 engine_or_sessionmaker=engine,
                 transport=transport,
                 now=NOW + timedelta(seconds=number),
-                batch_key=mail.event_batch_key(turn),
+                batch_key=notifications.event_batch_key(turn),
             )
             send_times.append(time.perf_counter() - start)
             queue_times.append(queued_in)
@@ -115,7 +115,7 @@ def test_event_spread_for_24_players(engine, campaign):
             with Session(engine) as session:
                 rows = session.exec(
                     select(OutboxMessage).where(
-                        OutboxMessage.dedupe_key.startswith(mail.event_batch_key(turn))
+                        OutboxMessage.dedupe_key.startswith(notifications.event_batch_key(turn))
                     )
                 ).all()
                 prebuilt = [build_email(row) for row in rows]

@@ -27,8 +27,9 @@ from sqlmodel import Session
 
 from pbp.db import make_engine, writing
 from pbp.models import OutboxMessage, utcnow
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
 from pbp.services.mail import send as mail_send
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import cadence, polling
 
 
@@ -92,9 +93,9 @@ def _mail(args, engine, log) -> None:
 def _digest(args, engine, log) -> None:
     """The hourly digest job's body (mail.queue_daily_digests without the Flask app)."""
     secret = "deploy-test-secret-" + "x" * 32
-    settings = mail.MailSettings("http://pbp.test", secret, "pbp@pbp.test")
+    settings = MailSettings("http://pbp.test", secret, "pbp@pbp.test")
     with writing(), Session(engine) as session:
-        queued = mail.queue_all_digests(
+        queued = notifications.queue_all_digests(
             session=session, settings=settings, now=datetime.fromisoformat(args.now)
         )
         session.commit()

@@ -15,7 +15,7 @@ CSRF protection is ON in the test app, as in production: a POST without a token 
 - `post_form(client, url, data)` is `auth.post` for a second client.
 Leave the token out only in a test that checks the refusal.
 
-`sent_mail` stands in for pbp.services.mail.outbox's `queue_invite` / `queue_password_reset`
+`sent_mail` stands in for pbp.services.mail.notifications' `queue_invite` / `queue_password_reset`
 and records their keyword arguments (with "kind"), so these tests do not depend on the
 outbox's details.
 """
@@ -42,11 +42,10 @@ def auth(client, db_session) -> AuthActions:
 def sent_mail(monkeypatch) -> list[dict]:
     """Every message pbp.services.accounts.logins queues, as keyword arguments plus "kind"."""
     sent: list[dict] = []
-    fake = types.ModuleType("pbp.services.mail.outbox")
-    fake.MailSettings = types.SimpleNamespace
+    fake = types.ModuleType("pbp.services.mail.notifications")
     fake.queue_invite = lambda **kw: sent.append({"kind": "invite", **kw})
     fake.queue_password_reset = lambda **kw: sent.append({"kind": "password_reset", **kw})
-    monkeypatch.setitem(sys.modules, "pbp.services.mail.outbox", fake)
+    monkeypatch.setitem(sys.modules, "pbp.services.mail.notifications", fake)
     return sent
 
 

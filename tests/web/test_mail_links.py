@@ -38,8 +38,10 @@ from pbp.services.accounts import signup
 from pbp.services.cards import tables as cards
 from pbp.services.forum import posts
 from pbp.services.forum.drafts import Draft
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
+from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail.send import SmtpTransport, send_pending
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
 from tests.helpers import PASSWORD, make_test_app, post_form
@@ -48,7 +50,7 @@ from tests.smtpserver import SmtpServer
 BASE = "http://pbp.test"
 SECRET = "test-secret-key-" + "x" * 32
 MAIL_FROM = "pbp <pbp@pbp.test>"
-MAIL = mail.MailSettings(BASE, SECRET, MAIL_FROM)
+MAIL = MailSettings(BASE, SECRET, MAIL_FROM)
 # Whoever holds these mails opens their links without a session: the invitee and the
 # new sign-up have no usable account yet, and someone resetting a password is logged out.
 ANONYMOUS_KINDS = {"invite", "password_reset", "signup_confirmation"}
@@ -147,7 +149,9 @@ def _play_noteworthy(app, session, now) -> None:
     ada_member = campaigns.membership(
         session=session, campaign=campaign, user=session.get(User, ada.user_id)
     )
-    mail.set_preference(session=session, membership=ada_member, preference="digest", on=True)
+    mail_preferences.set_preference(
+        session=session, membership=ada_member, preference="digest", on=True
+    )
     turns.post_event(
         session=session,
         campaign=campaign,
@@ -195,7 +199,9 @@ def _play_noteworthy(app, session, now) -> None:
     ):
         page = post_form(rita, f"/c/{campaign.slug}/referee/{action}", data)
         assert page.status_code in (302, 303), f"{action}: {page.status_code}"
-    mail.queue_digests(session=session, settings=MAIL, campaign=campaign, now=now + timedelta(1))
+    notifications.queue_digests(
+        session=session, settings=MAIL, campaign=campaign, now=now + timedelta(1)
+    )
     session.commit()
 
 

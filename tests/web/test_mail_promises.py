@@ -16,7 +16,9 @@ from pbp.models import Character, Entry, OutboxMessage, User
 from pbp.services import campaigns
 from pbp.services.forum import posts
 from pbp.services.forum.drafts import Draft
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
+from pbp.services.mail.preferences import PREFERENCE_LABELS, PREFERENCES
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog as blog
 from pbp.services.noteworthy import turns
 from tests.helpers import Api, AuthActions, make_token, wire
@@ -122,7 +124,7 @@ def switch_off(game: Game, name: str, preference: str) -> None:
     page = game.auth._client.get(f"/c/{game.slug}/me/mail")
     assert page.status_code == 200
     html = page.get_data(as_text=True)
-    chosen = [k for k in mail.PREFERENCES if f'value="{k}" checked' in html and k != preference]
+    chosen = [k for k in PREFERENCES if f'value="{k}" checked' in html and k != preference]
     saved = game.auth.post(f"/c/{game.slug}/me/mail", {"on": chosen})
     assert saved.status_code == 302
 
@@ -276,7 +278,7 @@ def forum_game(db_session, client) -> tuple[Game, int]:
         author=game.referee,
         title="The docks",
         draft=Draft(body="Fog."),
-        mail=mail.MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
+        mail=MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
         now=NOW,
     )
     db_session.commit()
@@ -304,7 +306,7 @@ def test_watching_a_scene_mails_its_new_posts(db_session, forum_game):
 
 def test_the_digest_goes_to_who_switched_it_on(app, db_session, game):
     game.login("Cleo")
-    on = [k for k, v in mail.PREFERENCES.items() if v] + ["digest"]
+    on = [k for k, v in PREFERENCES.items() if v] + ["digest"]
     assert game.auth.post(f"/c/{game.slug}/me/mail", {"on": on}).status_code == 302
     entry_of(db_session, game, "Ada", title="Yesterday's news")
     campaign = campaigns.get_campaign(session=db_session, slug=game.slug)
@@ -319,7 +321,7 @@ def _run_digest_job(app) -> None:
     """The scheduler's hourly job, at the day after the entries."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("pbp.models.utcnow", lambda: NOW + timedelta(days=1))
-        mail.queue_daily_digests(app)
+        notifications.queue_daily_digests(app)
 
 
 # -- the preferences page ---------------------------------------------------------------------
@@ -328,15 +330,15 @@ def _run_digest_job(app) -> None:
 def test_the_preferences_page_has_a_box_for_every_preference(db_session, game):
     game.login("Ada")
     html = game.auth._client.get(f"/c/{game.slug}/me/mail").get_data(as_text=True)
-    for key, label in mail.PREFERENCE_LABELS.items():
+    for key, label in PREFERENCE_LABELS.items():
         assert f'value="{key}"' in html and label in html
-    assert set(mail.PREFERENCE_LABELS) == set(mail.PREFERENCES)
+    assert set(PREFERENCE_LABELS) == set(PREFERENCES)
 
 
 def test_the_preferences_api_matches_the_page(db_session, game):
     path = f"/campaigns/{game.slug}/me/mail"
-    assert game.call("Ada", "GET", path).get_json() == mail.PREFERENCES
-    wanted = {**mail.PREFERENCES, "challenges": False, "digest": True}
+    assert game.call("Ada", "GET", path).get_json() == PREFERENCES
+    wanted = {**PREFERENCES, "challenges": False, "digest": True}
     answer = game.call("Ada", "PUT", path, json=wanted)
     assert answer.status_code == 200 and answer.get_json() == wanted
     game.login("Ada")
@@ -383,7 +385,7 @@ def _challenges_action(db_session, game):
 
 def _digest_action(db_session, game, app):
     game.login("Ada")
-    on = [k for k, v in mail.PREFERENCES.items() if v] + ["digest"]
+    on = [k for k, v in PREFERENCES.items() if v] + ["digest"]
     assert game.auth.post(f"/c/{game.slug}/me/mail", {"on": on}).status_code == 302
     entry_of(db_session, game, "Bram", title="News")
     campaign = campaigns.get_campaign(session=db_session, slug=game.slug)

@@ -9,8 +9,10 @@ import pytest
 from sqlmodel import Session, select
 
 from pbp.models import Membership, OutboxMessage, Turn
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
+from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail.send import SmtpTransport, send_pending
+from pbp.services.mail.settings import MailSettings
 from pbp.web import mail as mail_web
 from tests.factories import make_campaign, make_characters
 from tests.services.mail.test_outbox import NOW, user_of
@@ -30,7 +32,7 @@ def app(app):
 
 @pytest.fixture
 def settings(app):
-    return mail.MailSettings.from_config(app.config)
+    return MailSettings.from_config(app.config)
 
 
 @pytest.fixture
@@ -51,7 +53,7 @@ def member(db_session, campaign, character) -> Membership:
 
 
 def token_for(app, membership, preference="events") -> str:
-    return mail.unsubscribe_token(
+    return mail_preferences.unsubscribe_token(
         secret_key=app.config["SECRET_KEY"], membership_id=membership.id, preference=preference
     )
 
@@ -65,7 +67,7 @@ def test_get_only_asks(app, client, db_session, game):
     assert "Salon &lt;of&gt; Knives" in text and "new events" in text
     assert 'value="unsubscribe"' in text
     assert page.headers["Referrer-Policy"] == "no-referrer"
-    assert mail.wants(member(db_session, campaign, ada), "events") is True
+    assert mail_preferences.wants(member(db_session, campaign, ada), "events") is True
 
 
 def test_one_click_post_unsubscribes_without_a_csrf_token(app, client, db_session, game):
@@ -78,15 +80,15 @@ def test_one_click_post_unsubscribes_without_a_csrf_token(app, client, db_sessio
             content_type="application/x-www-form-urlencoded",
         )
         assert page.status_code == 200 and "gets no more emails" in page.get_data(as_text=True)
-    assert mail.wants(member(db_session, campaign, ada), "events") is False
-    assert mail.wants(member(db_session, campaign, ada), "challenges") is True
-    assert mail.wants(member(db_session, campaign, bram), "events") is True
+    assert mail_preferences.wants(member(db_session, campaign, ada), "events") is False
+    assert mail_preferences.wants(member(db_session, campaign, ada), "challenges") is True
+    assert mail_preferences.wants(member(db_session, campaign, bram), "events") is True
 
 
 def test_undo_subscribes_again(app, client, db_session, game):
     campaign, (ada, _bram) = game
     token = token_for(app, member(db_session, campaign, ada), "digest")
-    mail.set_preference(
+    mail_preferences.set_preference(
         session=db_session,
         membership=member(db_session, campaign, ada),
         preference="digest",
@@ -94,10 +96,10 @@ def test_undo_subscribes_again(app, client, db_session, game):
     )
     db_session.commit()
     client.post(f"/mail/unsubscribe/{token}", data={"action": "unsubscribe"})
-    assert mail.wants(member(db_session, campaign, ada), "digest") is False
+    assert mail_preferences.wants(member(db_session, campaign, ada), "digest") is False
     page = client.post(f"/mail/unsubscribe/{token}", data={"action": "subscribe"})
     assert "again" in page.get_data(as_text=True)
-    assert mail.wants(member(db_session, campaign, ada), "digest") is True
+    assert mail_preferences.wants(member(db_session, campaign, ada), "digest") is True
 
 
 @pytest.mark.parametrize("method", ["get", "post"])
@@ -120,7 +122,7 @@ def test_unsubscribe_flow_from_a_received_mail(app, client, db_session, connecti
 
         db_session.add(Event(turn_id=turn.id, text=f"Event {number}"))
         db_session.flush()
-        queued = mail.queue_event_notifications(
+        queued = notifications.queue_event_notifications(
             session=db_session, settings=settings, turn=turn, now=NOW
         )
         db_session.commit()

@@ -574,22 +574,25 @@ class _Links:
 
 
 def _send(kind: str, *, session: Session, links: _Links, now: datetime, **fields) -> bool:
-    """Queue an email through pbp.services.mail.outbox's `queue_<kind>`; the one seam to mail.
+    """Queue an email through pbp.services.mail.notifications' `queue_<kind>`; the one seam to
+    mail.
 
-    pbp.services.mail.outbox owns the texts, the outbox row and its dedupe key. Returns whether
-    a message was queued: when the mail module or that function is missing nothing is
+    pbp.services.mail.notifications owns the texts, the outbox row and its dedupe key. Returns
+    whether a message was queued: when the mail module or that function is missing nothing is
     sent, and the referee still sees every invite link to copy.
     """
     try:
-        mail = importlib.import_module("pbp.services.mail.outbox")
+        notifications = importlib.import_module("pbp.services.mail.notifications")
     except ModuleNotFoundError as exc:
-        if exc.name != "pbp.services.mail.outbox":
+        if exc.name != "pbp.services.mail.notifications":
             raise
         return False
-    queue = getattr(mail, f"queue_{kind}", None)
+    queue = getattr(notifications, f"queue_{kind}", None)
     if queue is None:
         return False
-    settings = mail.MailSettings(
+    from pbp.services.mail.settings import MailSettings  # there whenever notifications is
+
+    settings = MailSettings(
         base_url=links.base_url.rstrip("/"), secret_key=links.secret_key, mail_from=links.mail_from
     )
     queue(session=session, settings=settings, now=now, **fields)

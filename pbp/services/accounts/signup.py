@@ -20,7 +20,8 @@ from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
-from pbp.services.mail import outbox as mail_service
+from pbp.services.mail import notifications
+from pbp.services.mail.settings import MailSettings
 
 CONFIRM_TTL = timedelta(days=2)
 _CONFIRM_SALT = "pbp-signup-confirm"
@@ -153,8 +154,8 @@ def _mail_link(
     payload = {"u": user.id, "e": int(expires_at.timestamp()), "n": now.timestamp()}
     token = _serializer(secret_key).dumps(payload)
     url = links.absolute(base_url, links.signup_confirmation(token))
-    settings = mail_service.MailSettings(base_url.rstrip("/"), secret_key, mail_from)
-    mail_service.queue_signup_confirmation(
+    settings = MailSettings(base_url.rstrip("/"), secret_key, mail_from)
+    notifications.queue_signup_confirmation(
         session=session, settings=settings, user=user, url=url, now=now
     )
     return IssuedConfirmation(user=user, url=url, expires_at=expires_at)

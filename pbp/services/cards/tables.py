@@ -36,7 +36,7 @@ from pbp.services.cards.actions import GM, Actor, Ruleset, apply_action, ruleset
 from pbp.services.forum import posts, rolls, visibility
 from pbp.services.forum.drafts import Draft
 from pbp.services.forum.threads import ThreadSummary, get_thread, list_threads, members
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 
 EXPORT_FORMAT = "pbp-cards-export-1"
 ALGORITHM = "pbp-cards-1: dice.derive_rng(seed, 'cards:{game_id}:{seq}') per action"

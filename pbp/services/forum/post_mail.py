@@ -13,7 +13,9 @@ from pbp.models.forum import Post, Thread, Watch
 from pbp.services.forum.drafts import KINDS
 from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import can_see_post, recipients_of, views_of
-from pbp.services.mail.outbox import Letter, MailSettings, queue, wants
+from pbp.services.mail.preferences import wants
+from pbp.services.mail.queue import Letter, queue
+from pbp.services.mail.settings import MailSettings
 
 
 def notify(

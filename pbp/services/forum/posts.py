@@ -36,7 +36,7 @@ from pbp.services.forum.visibility import (
     viewer_for,
     visible_posts,
 )
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.rendering import rendered
 
 

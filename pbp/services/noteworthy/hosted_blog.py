@@ -26,7 +26,7 @@ from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
 from pbp.services import lookups
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import play, play_mail
 from pbp.services.noteworthy.ingest import (
     EntryIndex,

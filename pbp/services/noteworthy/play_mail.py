@@ -14,12 +14,13 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Entry, Note, OutboxMessage, Turn
 from pbp.rules import noteworthy as nw
-from pbp.services.mail import outbox as mail_service
+from pbp.services.mail import notifications
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import tally as tally_service
 
 
 def notes_arrived(
-    *, session: Session, mail: mail_service.MailSettings, notes: Iterable[Note], now: datetime
+    *, session: Session, mail: MailSettings, notes: Iterable[Note], now: datetime
 ) -> list[OutboxMessage]:
     """One message per entry for the notes that just arrived on it (a poll pass that
     reads many comments on one entry sends one mail listing them). Only entries of the
@@ -37,7 +38,7 @@ def notes_arrived(
     )
     queued = []
     for entry in entries:
-        row = mail_service.queue_note_notification(
+        row = notifications.queue_note_notification(
             session=session, settings=mail, entry=entry, notes=by_entry[entry.id], now=now
         )
         queued += [row] if row is not None else []
@@ -45,7 +46,7 @@ def notes_arrived(
 
 
 def entries_stored(
-    *, session: Session, mail: mail_service.MailSettings, entries: Iterable[Entry], now: datetime
+    *, session: Session, mail: MailSettings, entries: Iterable[Entry], now: datetime
 ) -> list[OutboxMessage]:
     """Mail the target of each entry that is now a valid, standing challenge of its open
     turn, as the tally reads it (Noteworthy: a challenge names one target). Once per entry:
@@ -66,7 +67,7 @@ def entries_stored(
                 continue
             if challenge.target_id is None:  # ambiguous: waits for the referee's ruling
                 continue
-            row = mail_service.queue_challenge_notification(
+            row = notifications.queue_challenge_notification(
                 session=session,
                 settings=mail,
                 entry=session.get(Entry, challenge.entry_id),

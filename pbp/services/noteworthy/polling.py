@@ -48,7 +48,7 @@ from adapters.schedule import apply_ttl
 from pbp import content_version
 from pbp.db import writing
 from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import play_mail, websub
 from pbp.services.noteworthy.ingest import IngestReport, ingest_parsed
 

@@ -23,15 +23,14 @@ from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
 from pbp.services import audit_log, campaigns, lookups
-from pbp.services.mail.outbox import (
-    MailSettings,
+from pbp.services.mail.notifications import (
     event_batch_key,
-    outbox_counts,
-    outbox_messages,
     queue_final_notice,
     queue_reminder,
     queue_turn_results,
 )
+from pbp.services.mail.outbox import outbox_counts, outbox_messages
+from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import (
     blog_settings,
     cadence,

@@ -164,7 +164,7 @@ def post_event(
     audit(session, campaign, actor, "post_event", turn=number, tailored=len(tailored))
     session.flush()
     if mail is not None:
-        from pbp.services.mail.outbox import queue_event_notifications
+        from pbp.services.mail.notifications import queue_event_notifications
 
         queue_event_notifications(session=session, turn=turn, now=now, settings=mail)
     return turn

@@ -15,7 +15,7 @@ from pbp.services import campaigns
 from pbp.services.forum import posts, sheets
 from pbp.services.forum.drafts import Draft
 from pbp.services.forum.rolls import ANONYMOUS, Viewer
-from pbp.services.mail.outbox import MailSettings
+from pbp.services.mail.settings import MailSettings
 from tests.factories import make_user
 
 MAIL = MailSettings("http://pbp.test", "test-secret-key-" + "x" * 32, "pbp <pbp@pbp.test>")

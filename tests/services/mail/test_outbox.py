@@ -12,13 +12,18 @@ from sqlmodel import select
 from pbp import templating
 from pbp.errors import NotFound, UserError
 from pbp.models import Entry, Event, Invite, Membership, Note, OutboxMessage, Turn
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
+from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail import queue as mail_queue
+from pbp.services.mail.notifications import EventText
+from pbp.services.mail.outbox import outbox_counts, outbox_messages
+from pbp.services.mail.queue import SUBJECT_MAX
 from pbp.services.mail.send import build_email
+from pbp.services.mail.settings import MailSettings
 from tests.factories import make_campaign, make_characters, make_user
 
 NOW = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
-SETTINGS = mail.MailSettings(
+SETTINGS = MailSettings(
     base_url="http://pbp.test",
     secret_key="mail-test-secret-" + "k" * 32,
     mail_from="pbp <pbp@pbp.test>",
@@ -35,7 +40,7 @@ def post_event(session, campaign, general="A storm.", tailored=None, number=1) -
     for character, mode, text in tailored or ():
         session.add(Event(turn_id=turn.id, character_id=character.id, mode=mode, text=text))
     session.flush()
-    mail.queue_event_notifications(session=session, settings=SETTINGS, turn=turn, now=NOW)
+    notifications.queue_event_notifications(session=session, settings=SETTINGS, turn=turn, now=NOW)
     return turn
 
 
@@ -77,7 +82,7 @@ def test_one_message_per_player_character_none_for_the_referee(db_session, game)
     rows = outbox(db_session, campaign)
     assert sorted(r.recipient for r in rows) == sorted(user_of(db_session, c).email for c in chars)
     assert all(r.kind == "event" and r.status == "queued" for r in rows)
-    assert all(r.dedupe_key.startswith(mail.event_batch_key(turn)) for r in rows)
+    assert all(r.dedupe_key.startswith(notifications.event_batch_key(turn)) for r in rows)
     first = rows[0]
     assert first.subject.startswith("[Salon of Knives] Turn 1")
     assert "http://pbp.test/c/salon-of-knives/turns/1" in first.body_text
@@ -96,7 +101,7 @@ def test_a_retried_change_queues_nothing_twice(db_session, game):
     campaign, _chars = game
     turn = post_event(db_session, campaign)
     ids = [r.id for r in outbox(db_session, campaign)]
-    again = mail.queue_event_notifications(
+    again = notifications.queue_event_notifications(
         session=db_session, settings=SETTINGS, turn=turn, now=NOW
     )
     assert sorted(r.id for r in again) == ids
@@ -107,7 +112,7 @@ def test_a_concurrent_duplicate_returns_the_row_already_queued(db_session, monke
     """The unique dedupe_key, not the look-up, is what stops a race: simulate the race by
     hiding the first row from the look-up."""
     kw = dict(session=db_session, settings=SETTINGS, kind="invite", dedupe_key="race:1")
-    first = mail.queue_message(**kw, recipient="a@x.test", subject="s", text="t", now=NOW)
+    first = mail_queue.queue_message(**kw, recipient="a@x.test", subject="s", text="t", now=NOW)
     looked_up = []
 
     def blind_once(session, key):
@@ -117,7 +122,7 @@ def test_a_concurrent_duplicate_returns_the_row_already_queued(db_session, monke
         return session.exec(select(OutboxMessage).where(OutboxMessage.dedupe_key == key)).first()
 
     monkeypatch.setattr(mail_queue, "_by_key", blind_once)  # where queue_message looks
-    second = mail.queue_message(**kw, recipient="a@x.test", subject="s", text="t", now=NOW)
+    second = mail_queue.queue_message(**kw, recipient="a@x.test", subject="s", text="t", now=NOW)
     assert second.id == first.id and len(looked_up) == 2
     assert len(db_session.exec(select(OutboxMessage)).all()) == 1
 
@@ -177,10 +182,10 @@ def test_event_text_for_modes():
     extra = Event(turn_id=1, character_id=1, mode="addition", text="plus")
     other = Event(turn_id=1, character_id=2, mode="replacement", text="instead")
     events = [general, extra, other]
-    assert mail.event_text_for(events, 1) == mail.EventText("all", "plus")
-    assert mail.event_text_for(events, 2) == mail.EventText(None, "instead")
-    assert mail.event_text_for(events, 3) == mail.EventText("all", None)
-    assert mail.event_text_for([extra], 3) is None
+    assert notifications.event_text_for(events, 1) == EventText("all", "plus")
+    assert notifications.event_text_for(events, 2) == EventText(None, "instead")
+    assert notifications.event_text_for(events, 3) == EventText("all", None)
+    assert notifications.event_text_for([extra], 3) is None
 
 
 # -- escaping ---------------------------------------------------------------------------------
@@ -216,9 +221,9 @@ def test_no_header_injection_through_names(db_session):
 
 
 def test_header_text():
-    assert mail.header_text("a\r\nb\tc\x00d\u2028e") == "a b c d e"
-    assert len(mail.header_text("x" * 1000)) == mail.SUBJECT_MAX
-    assert mail.header_text("  spaced   out ") == "spaced out"
+    assert mail_queue.header_text("a\r\nb\tc\x00d\u2028e") == "a b c d e"
+    assert len(mail_queue.header_text("x" * 1000)) == SUBJECT_MAX
+    assert mail_queue.header_text("  spaced   out ") == "spaced out"
 
 
 def test_feed_links_only_as_web_links():
@@ -233,7 +238,7 @@ def test_feed_links_only_as_web_links():
 
 def test_preference_defaults():
     member = Membership(campaign_id=1, user_id=1, role="player")
-    assert mail.preferences(member) == {
+    assert mail_preferences.preferences(member) == {
         "events": True,
         "digest": False,
         "notes_on_mine": True,
@@ -245,7 +250,9 @@ def test_preference_defaults():
 def test_players_who_turned_events_off_get_none(db_session, game):
     campaign, (ada, bram, cleo) = game
     member = membership_of(db_session, campaign, user_of(db_session, bram))
-    mail.set_preference(session=db_session, membership=member, preference="events", on=False)
+    mail_preferences.set_preference(
+        session=db_session, membership=member, preference="events", on=False
+    )
     post_event(db_session, campaign)
     recipients = {r.recipient for r in outbox(db_session, campaign)}
     assert user_of(db_session, bram).email not in recipients and len(recipients) == 2
@@ -255,7 +262,9 @@ def test_unknown_preference_is_a_user_error(db_session, game):
     campaign, (ada, *_rest) = game
     member = membership_of(db_session, campaign, user_of(db_session, ada))
     with pytest.raises(UserError):
-        mail.set_preference(session=db_session, membership=member, preference="spam", on=True)
+        mail_preferences.set_preference(
+            session=db_session, membership=member, preference="spam", on=True
+        )
 
 
 # -- unsubscribe tokens -----------------------------------------------------------------------
@@ -275,48 +284,58 @@ def test_list_unsubscribe_headers_carry_a_signed_one_click_url(db_session, game)
 def test_unsubscribe_token_round_trip(db_session, game):
     campaign, (ada, *_rest) = game
     member = membership_of(db_session, campaign, user_of(db_session, ada))
-    token = mail.unsubscribe_token(
+    token = mail_preferences.unsubscribe_token(
         secret_key=SETTINGS.secret_key, membership_id=member.id, preference="events"
     )
-    sub = mail.read_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
+    sub = mail_preferences.read_unsubscribe(
+        session=db_session, secret_key=SETTINGS.secret_key, token=token
+    )
     assert (sub.membership.id, sub.preference, sub.on) == (member.id, "events", True)
     for _ in range(2):  # repeating it is harmless
-        mail.apply_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
-    assert mail.wants(member, "events") is False
-    assert mail.wants(member, "challenges") is True  # only that kind
-    mail.apply_unsubscribe(
+        mail_preferences.apply_unsubscribe(
+            session=db_session, secret_key=SETTINGS.secret_key, token=token
+        )
+    assert mail_preferences.wants(member, "events") is False
+    assert mail_preferences.wants(member, "challenges") is True  # only that kind
+    mail_preferences.apply_unsubscribe(
         session=db_session, secret_key=SETTINGS.secret_key, token=token, subscribe=True
     )
-    assert mail.wants(member, "events") is True
+    assert mail_preferences.wants(member, "events") is True
 
 
 @pytest.mark.parametrize("mangle", ["tamper", "other-key", "garbage"])
 def test_forged_tokens_are_refused(db_session, game, mangle):
     campaign, (ada, *_rest) = game
     member = membership_of(db_session, campaign, user_of(db_session, ada))
-    token = mail.unsubscribe_token(
+    token = mail_preferences.unsubscribe_token(
         secret_key=SETTINGS.secret_key, membership_id=member.id, preference="events"
     )
     if mangle == "tamper":
-        forged = mail.unsubscribe_token(secret_key="x", membership_id=member.id + 1, preference="e")
+        forged = mail_preferences.unsubscribe_token(
+            secret_key="x", membership_id=member.id + 1, preference="e"
+        )
         token = forged.split(".")[0] + "." + token.split(".")[1]
     elif mangle == "other-key":
-        token = mail.unsubscribe_token(
+        token = mail_preferences.unsubscribe_token(
             secret_key="another-site-" + "z" * 32, membership_id=member.id, preference="events"
         )
     else:
         token = "not-a-token"
     with pytest.raises(UserError, match="damaged"):
-        mail.apply_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
-    assert mail.wants(member, "events") is True
+        mail_preferences.apply_unsubscribe(
+            session=db_session, secret_key=SETTINGS.secret_key, token=token
+        )
+    assert mail_preferences.wants(member, "events") is True
 
 
 def test_token_for_a_deleted_membership_is_not_found(db_session):
-    token = mail.unsubscribe_token(
+    token = mail_preferences.unsubscribe_token(
         secret_key=SETTINGS.secret_key, membership_id=987654, preference="events"
     )
     with pytest.raises(NotFound):
-        mail.read_unsubscribe(session=db_session, secret_key=SETTINGS.secret_key, token=token)
+        mail_preferences.read_unsubscribe(
+            session=db_session, secret_key=SETTINGS.secret_key, token=token
+        )
 
 
 # -- counts for the referee -------------------------------------------------------------------
@@ -332,9 +351,9 @@ def test_outbox_counts_per_campaign(db_session, game):
     rows[0].status, rows[0].last_error = "failed", "550 no such user"
     rows[1].status = "sent"
     db_session.flush()
-    counts = mail.outbox_counts(session=db_session, campaign_id=campaign.id)
+    counts = outbox_counts(session=db_session, campaign_id=campaign.id)
     assert counts == {"queued": 1, "sending": 0, "sent": 1, "failed": 1}
-    failed = mail.outbox_messages(session=db_session, campaign_id=campaign.id, status="failed")
+    failed = outbox_messages(session=db_session, campaign_id=campaign.id, status="failed")
     assert [m.last_error for m in failed] == ["550 no such user"]
 
 
@@ -366,7 +385,7 @@ def test_notes_on_my_entry_notify_the_entrys_player_not_the_author(db_session, g
     own = Note(entry_id=entry.id, source_id="n2", author_character_id=ada.id)
     db_session.add_all([note, own])
     db_session.flush()
-    row = mail.queue_note_notification(
+    row = notifications.queue_note_notification(
         session=db_session, settings=SETTINGS, entry=entry, notes=[note, own], now=NOW
     )
     assert row.recipient == user_of(db_session, ada).email and row.kind == "note"
@@ -375,7 +394,7 @@ def test_notes_on_my_entry_notify_the_entrys_player_not_the_author(db_session, g
     assert f"/c/salon-of-knives/ada/{entry.id}" in row.body_text
     assert "My &lt;great&gt; plan" in row.body_html
     assert (
-        mail.queue_note_notification(
+        notifications.queue_note_notification(
             session=db_session, settings=SETTINGS, entry=entry, notes=[own], now=NOW
         )
         is None
@@ -391,7 +410,7 @@ def test_many_notes_on_one_entry_make_one_message_listing_them(db_session, game)
     ]
     db_session.add_all(notes)
     db_session.flush()
-    row = mail.queue_note_notification(
+    row = notifications.queue_note_notification(
         session=db_session, settings=SETTINGS, entry=entry, notes=notes, now=NOW
     )
     assert row.subject == "[Salon of Knives] 3 notes on Ada's entry"
@@ -405,13 +424,13 @@ def test_challenges_notify_the_target(db_session, game):
     turn = post_event(db_session, campaign)
     entry = _entry(db_session, bram, "I challenge Ada", NOW)
     entry.turn_id = turn.id
-    row = mail.queue_challenge_notification(
+    row = notifications.queue_challenge_notification(
         session=db_session, settings=SETTINGS, entry=entry, target_id=ada.id, now=NOW
     )
     assert row.recipient == user_of(db_session, ada).email
     assert row.subject == "[Salon of Knives] Bram challenges Ada"
     assert "/c/salon-of-knives/turns/1" in row.body_text
-    again = mail.queue_challenge_notification(
+    again = notifications.queue_challenge_notification(
         session=db_session, settings=SETTINGS, entry=entry, target_id=ada.id, now=NOW
     )
     assert again.id == row.id
@@ -424,26 +443,28 @@ def test_digest_is_off_by_default_and_covers_yesterday_once(db_session, game):
     _entry(db_session, ada, "Yesterday's entry", yesterday)
     _entry(db_session, bram, "Today's entry", NOW)
     _entry(db_session, bram, "Older entry", NOW - timedelta(days=3))
-    assert mail.queue_all_digests(session=db_session, settings=SETTINGS, now=NOW) == []
+    assert notifications.queue_all_digests(session=db_session, settings=SETTINGS, now=NOW) == []
     member = membership_of(db_session, campaign, user_of(db_session, bram))
-    mail.set_preference(session=db_session, membership=member, preference="digest", on=True)
-    (row,) = mail.queue_all_digests(session=db_session, settings=SETTINGS, now=NOW)
+    mail_preferences.set_preference(
+        session=db_session, membership=member, preference="digest", on=True
+    )
+    (row,) = notifications.queue_all_digests(session=db_session, settings=SETTINGS, now=NOW)
     assert row.recipient == user_of(db_session, bram).email
     assert "Yesterday's entry" in row.body_text
     assert "Today's entry" not in row.body_text and "Older entry" not in row.body_text
     later = NOW + timedelta(hours=3)
-    again = mail.queue_all_digests(session=db_session, settings=SETTINGS, now=later)
+    again = notifications.queue_all_digests(session=db_session, settings=SETTINGS, now=later)
     assert [r.id for r in again] == [row.id]
 
 
 def test_turn_results_and_final_notice(db_session, game):
     campaign, _chars = game
     turn = post_event(db_session, campaign)
-    results = mail.queue_turn_results(
+    results = notifications.queue_turn_results(
         session=db_session, settings=SETTINGS, turn=turn, summary="Ada wins <all>.", now=NOW
     )
     assert len(results) == 3 and "Ada wins &lt;all&gt;." in results[0].body_html
-    final = mail.queue_final_notice(
+    final = notifications.queue_final_notice(
         session=db_session, settings=SETTINGS, campaign=campaign, text="Bram wins.", now=NOW
     )
     assert len(final) == 4  # the players and the referee
@@ -462,14 +483,16 @@ def test_invites_and_password_resets_have_no_unsubscribe(db_session, game):
     db_session.add(invite)
     db_session.flush()
     url = "http://pbp.test/invite/abc"
-    row = mail.queue_invite(session=db_session, settings=SETTINGS, invite=invite, url=url, now=NOW)
+    row = notifications.queue_invite(
+        session=db_session, settings=SETTINGS, invite=invite, url=url, now=NOW
+    )
     assert row.recipient == "new@player.test" and url in row.body_text
     assert "Rita invites you" in row.body_text and "List-Unsubscribe" not in row.headers
-    reset = mail.queue_password_reset(
+    reset = notifications.queue_password_reset(
         session=db_session, settings=SETTINGS, user=referee, url="http://pbp.test/r/1", now=NOW
     )
     assert reset.campaign_id is None and "http://pbp.test/r/1" in reset.body_text
-    again = mail.queue_password_reset(
+    again = notifications.queue_password_reset(
         session=db_session, settings=SETTINGS, user=referee, url="http://pbp.test/r/2", now=NOW
     )
     assert again.id != reset.id  # a new request, a new mail

@@ -29,8 +29,9 @@ from pbp.models import (
     User,
     utcnow,
 )
-from pbp.services.mail import outbox as mail
+from pbp.services.mail import notifications
 from pbp.services.mail import send as mail_send
+from pbp.services.mail.outbox import outbox_counts
 from pbp.services.mail.send import FolderTransport, Sender, SmtpTransport, send_pending
 from tests.factories import make_campaign, make_characters
 from tests.services.mail.test_outbox import NOW, outbox, post_event, user_of
@@ -82,7 +83,7 @@ def test_an_event_goes_out_as_one_batch_over_one_connection(db_session, sessions
     campaign, chars = game
     turn = post_event(db_session, campaign, "The lamps go out.")
     db_session.commit()
-    report = send(sessions, smtp, batch_key=mail.event_batch_key(turn))
+    report = send(sessions, smtp, batch_key=notifications.event_batch_key(turn))
     assert len(report.sent) == 6 and report.connections == 1
     assert smtp.connection_count() == 1
     assert {m.connection for m in smtp.messages} == {0}
@@ -151,7 +152,7 @@ def test_a_5xx_for_one_address_fails_that_one_and_delivers_the_rest(
     failed = next(r for r in outbox(db_session, campaign) if r.recipient == bad)
     assert failed.status == "failed" and failed.last_error.startswith("550")
     assert smtp.received_by(bad) == [] and smtp.message_count() == 5
-    counts = mail.outbox_counts(session=db_session, campaign_id=campaign.id)
+    counts = outbox_counts(session=db_session, campaign_id=campaign.id)
     assert counts == {"queued": 0, "sending": 0, "sent": 5, "failed": 1}
     assert send(sessions, smtp, now=LATER + timedelta(days=3)).claimed == 0  # never retried
 
@@ -190,7 +191,7 @@ def test_server_down_then_up_delivers_each_message_exactly_once(db_session, sess
     rows = outbox(db_session, campaign)
     assert {(r.status, r.attempts) for r in rows} == {("queued", 1)}
     assert all(r.last_error and r.next_attempt_at == NOW + timedelta(minutes=1) for r in rows)
-    assert mail.outbox_counts(session=db_session, campaign_id=campaign.id)["queued"] == 6
+    assert outbox_counts(session=db_session, campaign_id=campaign.id)["queued"] == 6
     with server:
         assert send(sessions, server, now=NOW + timedelta(seconds=59)).claimed == 0
         report = send(sessions, server, now=NOW + timedelta(minutes=1))
@@ -259,7 +260,7 @@ def test_sent_right_after_commit_and_not_before(db_session, sessions, smtp, game
     sender = Sender(sessions, transport(smtp))
     turn = post_event(db_session, campaign)
     sender.send_after_commit(
-        session=db_session, batch_key=mail.event_batch_key(turn), background=False
+        session=db_session, batch_key=notifications.event_batch_key(turn), background=False
     )
     assert smtp.message_count() == 0
     db_session.commit()
@@ -281,7 +282,7 @@ def test_sent_in_the_background_after_commit(db_session, sessions, smtp, game):
     campaign, _chars = game
     sender = Sender(sessions, transport(smtp))
     turn = post_event(db_session, campaign)
-    sender.send_after_commit(session=db_session, batch_key=mail.event_batch_key(turn))
+    sender.send_after_commit(session=db_session, batch_key=notifications.event_batch_key(turn))
     db_session.commit()
     for thread in sender.threads:
         thread.join(10)
@@ -329,7 +330,7 @@ send_pending(
 def test_sender_killed_between_two_messages_then_restarted(engine, database_url, committed, smtp):
     campaign, turn, emails = committed
     hold = smtp.hold_after(1)  # stall the second message until the sender is dead
-    args = [database_url, str(smtp.port), NOW.isoformat(), mail.event_batch_key(turn)]
+    args = [database_url, str(smtp.port), NOW.isoformat(), notifications.event_batch_key(turn)]
     proc = subprocess.Popen(
         [sys.executable, "-c", KILLABLE_SENDER, *args],
         stdout=subprocess.DEVNULL,
@@ -457,12 +458,12 @@ def test_scheduler_jobs_queue_digests_and_sweep(committed, engine, app, smtp):
         )
         session.commit()
     app.config["SMTP_URL"] = f"smtp://{smtp.host}:{smtp.port}?timeout=10"
-    assert mail.queue_daily_digests(app) == 1
+    assert notifications.queue_daily_digests(app) == 1
     report = mail_send.send_outbox(app)
     assert len(report.sent) == 7 and smtp.connection_count() == 1
     digests = [m for m in smtp.messages if "Digest" in m.message["Subject"]]
     assert len(digests) == 1 and "Yesterday's news" in digests[0].data.decode()
-    assert mail.queue_daily_digests(app) == 1  # the same day's digest, not a second one
+    assert notifications.queue_daily_digests(app) == 1  # the same day's digest, not a second one
     assert mail_send.send_outbox(app).claimed == 0
 
 
@@ -473,8 +474,8 @@ def test_the_apps_sender_writes_to_the_instance_outbox_after_commit(app, db_sess
     folder = Path(app.instance_path) / "outbox"
     assert sender.transport == FolderTransport(folder) and sender.background is False
     turn = post_event(db_session, campaign)
-    sender.send_after_commit(session=db_session, batch_key=mail.event_batch_key(turn))
+    sender.send_after_commit(session=db_session, batch_key=notifications.event_batch_key(turn))
     assert not folder.exists()
     db_session.commit()
     assert len(list(folder.glob("*.eml"))) == 6
-    assert mail.outbox_counts(session=db_session, campaign_id=campaign.id)["sent"] == 6
+    assert outbox_counts(session=db_session, campaign_id=campaign.id)["sent"] == 6
