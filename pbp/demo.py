@@ -31,8 +31,7 @@ from pbp.db import database, writing
 from pbp.models import Blog, Campaign, Character, Entry, utcnow
 from pbp.services import campaigns
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import polling, turns
+from pbp.services.noteworthy import hosted_blog, polling, turns
 
 DEMO_NAME = "The Gilded Quill"
 PASSWORD = "demo-password"
@@ -251,7 +250,7 @@ def _builtin_entries(session, chars, number: int, opened: datetime) -> dict[str,
             title = f"{name.split()[-1]}'s notes on turn {number}"
             mood = MOODS.get(number, MOODS[2])[i]
             body = f"{name} considers the news: *{EVENTS[number - 1]}*"
-        posted[name] = blog.store_entry(
+        posted[name] = hosted_blog.store_entry(
             session=session,
             character=chars[name],
             title=title,
@@ -265,7 +264,7 @@ def _builtin_entries(session, chars, number: int, opened: datetime) -> dict[str,
 def _notes(session, chars, number: int, opened: datetime, posted: dict[str, Entry]) -> None:
     at = opened + timedelta(hours=8)
     if number not in CHALLENGES:
-        blog.store_note(
+        hosted_blog.store_note(
             session=session,
             entry=posted["Lady Vance"],
             author=chars["Pip Calloway"],
@@ -275,7 +274,7 @@ def _notes(session, chars, number: int, opened: datetime, posted: dict[str, Entr
         return
     challenge = posted[CHALLENGES[number][0]]
     for name, stance, text in NOTES[number]:
-        blog.store_note(
+        hosted_blog.store_note(
             session=session,
             entry=challenge,
             author=chars[name],

@@ -16,9 +16,15 @@ from pbp.services import roster as roster_service
 from pbp.services.lookups import Page
 from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import commenters, dashboard, history, polling, referee
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import outgoing_feeds as feeds
+from pbp.services.noteworthy import (
+    commenters,
+    dashboard,
+    history,
+    hosted_blog,
+    outgoing_feeds,
+    polling,
+    referee,
+)
 
 
 def _role(call: Call, campaign) -> str | None:
@@ -113,8 +119,10 @@ def list_characters(call: Call, slug: str) -> Page:
 def get_character(call: Call, slug: str, character: str) -> s.CharacterOut:
     """One character, by slug."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    found = feeds.character_by_slug(session=call.session, campaign=campaign, slug=character)
-    return character_out(found, blog.blog_of(session=call.session, character=found))
+    found = outgoing_feeds.character_by_slug(
+        session=call.session, campaign=campaign, slug=character
+    )
+    return character_out(found, hosted_blog.blog_of(session=call.session, character=found))
 
 
 @operation(
@@ -143,7 +151,7 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
         aliases=call.body.aliases,
         allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
     )
-    return character_out(character, blog.blog_of(session=call.session, character=character))
+    return character_out(character, hosted_blog.blog_of(session=call.session, character=character))
 
 
 @operation(

@@ -12,8 +12,7 @@ from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.lookups import Page
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import play
+from pbp.services.noteworthy import hosted_blog, play
 
 ENTRY = "/campaigns/<slug>/entries/<int:entry_id>"
 
@@ -90,7 +89,7 @@ def write_entry(call: Call, slug: str) -> s.EntryOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     body = call.body
-    entry = blog.write_entry(
+    entry = hosted_blog.write_entry(
         session=call.session,
         actor=call.user,
         campaign=campaign,
@@ -114,7 +113,7 @@ def edit_entry(call: Call, slug: str, entry_id: int) -> s.EditOut:
     """Edit your entry; pbp keeps the earlier version (the rules read mood changes)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     body = call.body
-    outcome = blog.edit_entry(
+    outcome = hosted_blog.edit_entry(
         session=call.session,
         actor=call.user,
         campaign=campaign,
@@ -136,7 +135,7 @@ def withdraw(call: Call, slug: str, entry_id: int) -> s.EditOut:
     counts as your challenge for that turn." Recorded as a mood revision.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    outcome = blog.withdraw_entry(
+    outcome = hosted_blog.withdraw_entry(
         session=call.session,
         actor=call.user,
         campaign=campaign,
@@ -184,7 +183,7 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     body = call.body
-    note = blog.post_note(
+    note = hosted_blog.post_note(
         session=call.session,
         actor=call.user,
         campaign=campaign,

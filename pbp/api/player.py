@@ -8,8 +8,7 @@ from flask import current_app
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
 from pbp.services import campaigns
-from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import polling
+from pbp.services.noteworthy import blog_settings, polling
 
 
 @operation(
@@ -28,7 +27,7 @@ def choose_blog(call: Call, slug: str) -> s.BlogOut:
     body = call.body
     config = current_app.config
     with polling.fetcher_from_config(config) as fetcher:
-        _, row = blogs.choose_blog(
+        _, row = blog_settings.choose_blog(
             session=call.session,
             actor=call.user,
             campaign=campaign,

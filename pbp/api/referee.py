@@ -20,8 +20,7 @@ from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import outgoing_feeds as feeds
-from pbp.services.noteworthy import referee, turns
+from pbp.services.noteworthy import outgoing_feeds, referee, turns
 
 CAMPAIGN = "/campaigns/<slug>"
 
@@ -258,7 +257,7 @@ def create_invite(call: Call, slug: str) -> s.InviteOut:
     character = None
     if body.character:
         try:
-            character = feeds.character_by_slug(
+            character = outgoing_feeds.character_by_slug(
                 session=call.session, campaign=campaign, slug=body.character
             )
         except NotFound as exc:

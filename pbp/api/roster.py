@@ -16,8 +16,7 @@ from pbp.api.convert import character_out
 from pbp.api.registry import Call, operation
 from pbp.services import campaigns, invites, roster
 from pbp.services.lookups import Page
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import outgoing_feeds as feeds
+from pbp.services.noteworthy import hosted_blog, outgoing_feeds
 
 CHARACTER = "/campaigns/<slug>/characters/<character>"
 
@@ -41,12 +40,14 @@ def _invite_out(row: invites.OpenInvite) -> s.InviteOut:
 def _referee_and_character(call: Call, slug: str, character: str):
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
-    found = feeds.character_by_slug(session=call.session, campaign=campaign, slug=character)
+    found = outgoing_feeds.character_by_slug(
+        session=call.session, campaign=campaign, slug=character
+    )
     return campaign, found
 
 
 def _out(call: Call, character) -> s.CharacterOut:
-    return character_out(character, blog.blog_of(session=call.session, character=character))
+    return character_out(character, hosted_blog.blog_of(session=call.session, character=character))
 
 
 @operation(

@@ -17,8 +17,7 @@ from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import AuditLog, Blog, Campaign, Character, Membership, User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import blog_settings, turns
 
 MAX_ALIASES = 20
 MAX_NAME = 120
@@ -51,7 +50,9 @@ def add_character(
     own. The feed address is checked as every fetch is (http(s) only, no private network),
     with no transaction open while its host resolves."""
     _require_referee(session, campaign, actor)
-    checked = blogs.checked_feed_address(session=session, url=feed_url, allow_private=allow_private)
+    checked = blog_settings.checked_feed_address(
+        session=session, url=feed_url, allow_private=allow_private
+    )
     character = campaigns.add_character(
         session=session,
         campaign=campaign,
@@ -141,15 +142,17 @@ def set_feed_url(
     _require_referee(session, campaign, actor)
     character = character_in(session=session, campaign=campaign, character_id=character_id)
     # Checked as when adding a character, its host resolved with no transaction open.
-    feed_url = blogs.checked_feed_address(
+    feed_url = blog_settings.checked_feed_address(
         session=session, url=feed_url, allow_private=allow_private
     )
     if feed_url is None:
-        return blogs.set_builtin_blog(session=session, character=character, now=now, actor=actor)
-    blog = blogs.blog_of(session=session, character=character)
+        return blog_settings.set_builtin_blog(
+            session=session, character=character, now=now, actor=actor
+        )
+    blog = blog_settings.blog_of(session=session, character=character)
     if blog.kind == "external" and blog.feed_url == feed_url:
         return blog
-    return blogs.point_at_feed(
+    return blog_settings.point_at_feed(
         session=session, character=character, feed_url=feed_url, home_url=None,
         now=now, actor=actor,
     )  # fmt: skip

@@ -15,8 +15,7 @@ from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
 from pbp.models import utcnow
 from pbp.services import campaigns
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import blog_pages, play
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import blog_pages, hosted_blog, play
 from pbp.web import access
 from pbp.web.access import current_account, login_required
 from pbp.web.forms import parsed
@@ -34,7 +33,7 @@ def _mail() -> MailSettings:
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
-    return blog.entry_at(
+    return hosted_blog.entry_at(
         session=session, campaign=campaign, character_slug=character_slug, entry_id=entry_id
     )
 
@@ -67,7 +66,7 @@ def write(slug: str):
                 )
             else:
                 entry_in = parsed(EntryIn, {**typed, "target_id": typed["target"]})
-                entry = blog.write_entry(
+                entry = hosted_blog.write_entry(
                     session=session,
                     actor=current_account(),
                     campaign=campaign,
@@ -112,7 +111,7 @@ def edit(slug: str, character: str, entry_id: int):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     access.visiting(campaign)
     author, entry = _entry(session, campaign, character, entry_id)
-    mine, _ = blog.own_entry(
+    mine, _ = hosted_blog.own_entry(
         session=session, actor=current_account(), campaign=campaign, entry_id=entry_id
     )
     error, status, typed, preview, outcome = None, 200, None, None, None
@@ -131,7 +130,7 @@ def edit(slug: str, character: str, entry_id: int):
                 )
             else:
                 edit_in = parsed(EntryEdit, typed)
-                outcome = blog.edit_entry(
+                outcome = hosted_blog.edit_entry(
                     session=session,
                     actor=current_account(),
                     campaign=campaign,
@@ -175,7 +174,7 @@ def withdraw(slug: str, character: str, entry_id: int):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     access.visiting(campaign)
     _entry(session, campaign, character, entry_id)
-    blog.withdraw_entry(
+    hosted_blog.withdraw_entry(
         session=session,
         actor=current_account(),
         campaign=campaign,
@@ -198,7 +197,7 @@ def add_note(slug: str, character: str, entry_id: int):
     typed = {k: request.form.get(k) or "" for k in ("body", "fate")}
     try:
         note = parsed(NoteIn, {**typed, "stance": request.form.get("stance") or "none"})
-        blog.post_note(
+        hosted_blog.post_note(
             session=session,
             actor=current_account(),
             campaign=campaign,

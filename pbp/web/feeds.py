@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, render_template
 from pbp import links
 from pbp.db import get_session
 from pbp.services import campaigns
-from pbp.services.noteworthy import outgoing_feeds as feeds
+from pbp.services.noteworthy import outgoing_feeds
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
 
 bp = Blueprint("feeds", __name__)
@@ -44,7 +44,7 @@ def _atom(title: str, self_path: str, alternate_path: str, items: list[FeedItem]
 def campaign_feed(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    items = feeds.campaign_items(session=session, campaign=campaign)
+    items = outgoing_feeds.campaign_items(session=session, campaign=campaign)
     return _atom(
         campaign.name,
         links.campaign_feed(slug),
@@ -58,7 +58,7 @@ def campaign_feed(slug: str):
 def events_feed(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    items = feeds.event_items(session=session, campaign=campaign)
+    items = outgoing_feeds.event_items(session=session, campaign=campaign)
     return _atom(
         f"{campaign.name}: events",
         links.events_feed(slug),
@@ -72,8 +72,8 @@ def events_feed(slug: str):
 def blog_feed(slug: str, character: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    who = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
-    items = feeds.blog_entries(session=session, campaign=campaign, character=who)
+    who = outgoing_feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    items = outgoing_feeds.blog_entries(session=session, campaign=campaign, character=who)
     return _atom(
         who.name,
         links.blog_feed(slug, character),
@@ -87,8 +87,8 @@ def blog_feed(slug: str, character: str):
 def notes_feed(slug: str, character: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    who = feeds.character_by_slug(session=session, campaign=campaign, slug=character)
-    items = feeds.blog_notes(session=session, campaign=campaign, character=who)
+    who = outgoing_feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    items = outgoing_feeds.blog_notes(session=session, campaign=campaign, character=who)
     return _atom(
         f"Notes on {who.name}'s blog",
         links.notes_feed(slug, character),

@@ -18,8 +18,7 @@ from pbp.errors import REFUSALS, UserError
 from pbp.inputs.player import BlogChoiceIn, CommenterIdentityIn
 from pbp.models import utcnow
 from pbp.services import campaigns
-from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import commenters, feed_problems, play, polling
+from pbp.services.noteworthy import blog_settings, commenters, feed_problems, play, polling
 from pbp.web.access import current_account, login_required, visiting
 from pbp.web.forms import parsed
 
@@ -37,7 +36,7 @@ def blog(slug: str):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     visiting(campaign)
     character = play.player_character(session=session, campaign=campaign, user=current_account())
-    row = blogs.blog_of(session=session, character=character)
+    row = blog_settings.blog_of(session=session, character=character)
     form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
     error, status = None, 200
     if request.method == "POST":
@@ -48,7 +47,7 @@ def blog(slug: str):
             )
             config = current_app.config
             with polling.fetcher_from_config(config) as fetcher:
-                _, row = blogs.choose_blog(
+                _, row = blog_settings.choose_blog(
                     session=session,
                     actor=current_account(),
                     campaign=campaign,
@@ -124,7 +123,7 @@ def commenter(slug: str):
         character = play.player_character(
             session=session, campaign=campaign, user=current_account()
         )
-        row = blogs.blog_of(session=session, character=character)
+        row = blog_settings.blog_of(session=session, character=character)
         form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
         page = _page(session, campaign, character, row, form, uris=typed, uris_error=str(exc))
         return page, exc.status

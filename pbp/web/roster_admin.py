@@ -10,7 +10,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 
 from pbp.errors import UserError
 from pbp.services import invites, roster
-from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import blog_settings
 from pbp.web.access import login_required, signed_in_account
 from pbp.web.referee import TOKEN_PAGE_HEADERS, _campaign, now
 
@@ -55,7 +55,7 @@ def _page(session, campaign, character_id, *, error=None, typed=None, status=200
         "referee/character.html",
         campaign=campaign,
         character=found,
-        blog=blogs.blog_of(session=session, character=found),
+        blog=blog_settings.blog_of(session=session, character=found),
         players=[
             p for p in roster.players(session=session, campaign=campaign) if p.id != found.user_id
         ],

@@ -16,8 +16,7 @@ import itertools
 import pytest
 
 from pbp.services import campaigns
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.helpers import API_NOW, ROLES, Api, AuthActions, World, make_token, wire
 
 _seq = itertools.count(1)
@@ -68,7 +67,7 @@ def world(db_session) -> World:
     turn = turns.post_event(
         session=db_session, campaign=campaign, text="The ball begins.", actor=None, now=API_NOW
     )
-    challenge = blog.store_entry(
+    challenge = hosted_blog.store_entry(
         session=db_session,
         character=characters["Ada"],
         title="Pistols at dawn",

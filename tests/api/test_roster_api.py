@@ -113,18 +113,18 @@ def test_handing_over_through_the_api(api, world, db_session):
 def test_the_roster_says_push_or_poll_per_feed(api, world, db_session):
     """A WebSub hub pushes Ada's feed; Bram's is polled (pbp.services.noteworthy.websub)."""
     from pbp.models import WebSubSubscription
-    from pbp.services.noteworthy import blog_settings as blogs
+    from pbp.services.noteworthy import blog_settings
 
     ada, bram = (world.characters[name] for name in ("Ada", "Bram"))
     pushed_at = datetime(2026, 7, 1, 8, 0, tzinfo=UTC)
     polled_at = datetime(2026, 7, 1, 7, 0, tzinfo=UTC)
     for character, when in ((ada, None), (bram, polled_at)):
-        blog = blogs.blog_of(session=db_session, character=character)
+        blog = blog_settings.blog_of(session=db_session, character=character)
         blog.kind, blog.feed_url = "external", f"https://{character.slug}.example/feed/"
         blog.last_success_at = when
         db_session.add(blog)
     db_session.flush()
-    ada_blog = blogs.blog_of(session=db_session, character=ada)
+    ada_blog = blog_settings.blog_of(session=db_session, character=ada)
     db_session.add(
         WebSubSubscription(
             blog_id=ada_blog.id, hub_url="https://hub.example/", topic_url=ada_blog.feed_url,

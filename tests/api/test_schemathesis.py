@@ -37,8 +37,7 @@ from pbp.services.accounts import tokens as api_tokens
 from pbp.services.forum import posts, rolls
 from pbp.services.forum.drafts import Draft
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.helpers import wire
 
 MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
@@ -92,7 +91,7 @@ def seed(engine) -> dict:
             for name in ("Ada", "Bram", "Cleo", "Dov", "Eli", "Fay")
         }
         turns.post_event(session=session, campaign=campaign, text="Go.", actor=None, now=NOW)
-        entry = blog.store_entry(
+        entry = hosted_blog.store_entry(
             session=session,
             character=cast["Ada"],
             title="Pistols",

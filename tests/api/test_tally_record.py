@@ -8,15 +8,16 @@ from datetime import timedelta
 
 from adapters.base import FeedNote
 from pbp.services import campaigns
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import ingest, turns
+from pbp.services.noteworthy import hosted_blog, ingest, turns
 from tests.helpers import API_NOW as NOW
 
 HOUR = timedelta(hours=1)
 
 
 def _note(session, entry, author, text, at):
-    return blog.store_note(session=session, entry=entry, author=author, body_markdown=text, now=at)
+    return hosted_blog.store_note(
+        session=session, entry=entry, author=author, body_markdown=text, now=at
+    )
 
 
 def test_a_resolved_turns_tally_is_the_stored_result(api, world, db_session):
@@ -106,7 +107,7 @@ def test_the_tally_of_a_final_gives_the_votes_the_ignored_votes_and_the_winner(
         cast[name].status = "outsider"
         db_session.add(cast[name])
     turns.post_event(session=db_session, campaign=final, text="Duel.", actor=None, now=NOW)
-    mine = blog.store_entry(
+    mine = hosted_blog.store_entry(
         session=db_session,
         character=cast["Ada"],
         title="I take the city",
@@ -114,7 +115,7 @@ def test_the_tally_of_a_final_gives_the_votes_the_ignored_votes_and_the_winner(
         mood="Triumphant",
         now=NOW,
     )
-    blog.store_entry(
+    hosted_blog.store_entry(
         session=db_session,
         character=cast["Bram"],
         title="The city takes me",

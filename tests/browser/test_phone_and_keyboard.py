@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbp.models import Character, utcnow
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import hosted_blog
 from tests.helpers import UNLABELLED_FIELDS, log_in, no_horizontal_scroll
 
 pytestmark = pytest.mark.browser
@@ -19,7 +19,7 @@ def challenged(seed_game, live_server):
     game = seed_game(turn=3)
     with live_server.session() as session:
         ada, cleo = (session.get(Character, game.ids[n]) for n in ("Ada", "Cleo"))
-        entry = blog.store_entry(
+        entry = hosted_blog.store_entry(
             session=session,
             character=ada,
             title="Bram knows where the ledger is, and he will not say so at the inquest",
@@ -27,7 +27,7 @@ def challenged(seed_game, live_server):
             mood="Challenging",
             now=utcnow(),
         )
-        blog.store_note(
+        hosted_blog.store_note(
             session=session,
             entry=entry,
             author=cleo,

@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbp.models import Character
 from pbp.models import utcnow as now
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import hosted_blog
 from tests.feedserver import FeedServer
 
 pytestmark = pytest.mark.browser
@@ -34,7 +34,7 @@ def tracker():
 def _entry_with_image(live_server, slug: str, url: str) -> str:
     with live_server.session() as session:
         ada = session.exec(select(Character).where(Character.name == "Ada")).all()[-1]
-        entry = blog.store_entry(
+        entry = hosted_blog.store_entry(
             session=session,
             character=ada,
             title="A postcard",

@@ -23,8 +23,7 @@ from pbp.config import load_config
 from pbp.errors import UserError
 from pbp.models import Blog, Campaign
 from pbp.services import campaigns
-from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import polling
+from pbp.services.noteworthy import blog_settings, polling
 from tests.adapters.async_fetch import FETCH_PATHS, LoopFetcher, on_path
 from tests.feedserver import FeedServer
 from tests.security.hostile_http import SHAPES, DripServer
@@ -155,7 +154,7 @@ def test_discovery_on_the_blog_form_shares_one_deadline() -> None:
             server.add(path, body=dripping())
         started = time.monotonic()
         with pytest.raises(UserError, match="No feed was found"):
-            blogs.find_feed(url=server.url("/"), fetcher=fetcher, allow_private=True)
+            blog_settings.find_feed(url=server.url("/"), fetcher=fetcher, allow_private=True)
         elapsed = time.monotonic() - started
     print(f"discovery ended after {elapsed:.2f} s")
     assert elapsed < TOTAL + SLACK

@@ -168,10 +168,10 @@ def test_the_image_setting_reads_the_environment(tmp_path, value, blocked):
 
 
 def _entry_with_image(db_session, world) -> None:
-    from pbp.services.noteworthy import hosted_blog as blog
+    from pbp.services.noteworthy import hosted_blog
     from tests.helpers import API_NOW as NOW
 
-    blog.store_entry(
+    hosted_blog.store_entry(
         session=db_session,
         character=world.characters["Bram"],
         title="A postcard",

@@ -17,8 +17,7 @@ from pbp.errors import UserError
 from pbp.markup import TooIntricate, check_shape, render_markdown
 from pbp.models import User
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.factories import make_campaign, make_characters
 from tests.helpers import AuthActions, make_token
 from tests.markdown_shapes import longest_accepted, shapes
@@ -176,7 +175,7 @@ def test_an_over_long_event_is_refused(db_session):
 def test_an_over_long_note_is_refused_with_the_text_kept(auth, db_session):
     campaign, user = _player(db_session)
     other = make_characters(db_session, campaign, names=("Other",))[0]
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session, character=other, title="Hi", body_markdown="Hi", mood="Calm", now=T0
     )
     db_session.commit()

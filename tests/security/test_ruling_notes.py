@@ -10,8 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.helpers import API_NOW as NOW
 from tests.helpers import PASSWORD
 
@@ -39,7 +38,7 @@ def _everything(payload) -> str:
 
 def test_ruling_notes_stay_out_of_the_public_challenges_until_resolved(api, world, db_session):
     chars = world.characters
-    note = blog.store_note(
+    note = hosted_blog.store_note(
         session=db_session,
         entry=world.challenge,
         author=chars["Cleo"],

@@ -34,8 +34,7 @@ from pbp.models import (
     utcnow,
 )
 from pbp.services import campaigns, roster
-from pbp.services.noteworthy import blog_settings as blogs
-from pbp.services.noteworthy import dashboard, polling, websub
+from pbp.services.noteworthy import blog_settings, dashboard, polling, websub
 from tests.feedserver import FeedServer
 from tests.websubhub import Subscription, WebSubHub
 
@@ -357,7 +356,7 @@ def test_a_changed_feed_is_unsubscribed(engine, live, fetcher, hub, game, server
     now = utcnow()
     with Session(engine) as session:
         character = session.get(Character, blog.character_id)
-        blogs.point_at_feed(
+        blog_settings.point_at_feed(
             session=session, character=character, feed_url=other, home_url=None, now=now,
             actor=None,
         )  # fmt: skip

@@ -7,8 +7,7 @@ from sqlmodel import select
 
 from pbp.models import Character, Entry, EntryRevision, Note, User
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.factories import make_campaign, make_characters
 from tests.helpers import PASSWORD
 
@@ -111,7 +110,7 @@ def test_only_the_author_edits_and_players_outside_the_campaign_are_refused(
     client, auth, game, db_session
 ):
     campaign, (ada, bram, *_) = game
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Mine",
@@ -136,7 +135,7 @@ def test_only_the_author_edits_and_players_outside_the_campaign_are_refused(
 
 def test_notes_on_a_past_turns_entry_are_refused(client, auth, game, db_session, clock):
     campaign, (ada, bram, *_) = game
-    old = blog.store_entry(
+    old = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Old",
@@ -160,7 +159,7 @@ def test_positions_of_challenger_target_and_outsiders_are_refused(
     campaign, (ada, bram, cleo, dov, *_) = game
     db_session.get(Character, dov.id).status = "outsider"
     next_turn(db_session, campaign, clock)
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram!",
@@ -184,7 +183,7 @@ def test_positions_of_challenger_target_and_outsiders_are_refused(
 def test_hostile_markup_is_neutralized_on_every_page(client, auth, game, db_session):
     campaign, (ada, bram, *_) = game
     db_session.get(Character, ada.id).name = "Ada " + XSS
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="T " + XSS,
@@ -192,7 +191,7 @@ def test_hostile_markup_is_neutralized_on_every_page(client, auth, game, db_sess
         mood="M " + XSS,
         now=T0 + timedelta(minutes=5),
     )
-    blog.store_note(
+    hosted_blog.store_note(
         session=db_session,
         entry=entry,
         author=bram,
@@ -217,7 +216,7 @@ def test_hostile_markup_is_neutralized_on_every_page(client, auth, game, db_sess
 
 def test_planet_filters_by_turn_character_and_mood(client, game, db_session, clock):
     campaign, (ada, bram, *_) = game
-    blog.store_entry(
+    hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Ada one",
@@ -226,7 +225,7 @@ def test_planet_filters_by_turn_character_and_mood(client, game, db_session, clo
         now=T0 + timedelta(minutes=5),
     )
     next_turn(db_session, campaign, clock)
-    blog.store_entry(
+    hosted_blog.store_entry(
         session=db_session,
         character=bram,
         title="Bram two",
@@ -248,7 +247,7 @@ def test_character_pages_show_this_turns_challenges_with_live_counts(
 ):
     campaign, (ada, bram, cleo, *_) = game
     next_turn(db_session, campaign, clock)
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram!",
@@ -256,7 +255,7 @@ def test_character_pages_show_this_turns_challenges_with_live_counts(
         mood="Challenging",
         now=clock["now"] + timedelta(minutes=1),
     )
-    blog.store_note(
+    hosted_blog.store_note(
         session=db_session,
         entry=entry,
         author=cleo,

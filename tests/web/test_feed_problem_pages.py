@@ -8,7 +8,7 @@ import re
 import pytest
 
 from pbp.models import User
-from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import blog_settings
 from pbp.services.noteworthy.feed_problems import feed_problem
 from pbp.web import player
 
@@ -28,7 +28,7 @@ def app(app):
 
 
 def _failing(db_session, character, error: str, *, gone: bool = False):
-    row = blogs.blog_of(session=db_session, character=character)
+    row = blog_settings.blog_of(session=db_session, character=character)
     row.kind, row.feed_url = "external", "https://blog.example/feed"
     row.last_error, row.failure_count, row.gone = error, 3, gone
     db_session.add(row)
@@ -84,4 +84,4 @@ def test_each_kind_has_its_sentence(game, db_session, error, plain):
 
 def test_a_feed_that_reads_has_no_problem(game, db_session):
     _, _, (ada, *_) = game
-    assert feed_problem(blogs.blog_of(session=db_session, character=ada)) is None
+    assert feed_problem(blog_settings.blog_of(session=db_session, character=ada)) is None

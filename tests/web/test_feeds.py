@@ -6,8 +6,7 @@ import feedparser
 import pytest
 
 from adapters import parse_feed
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.factories import make_campaign, make_characters
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -25,7 +24,7 @@ def game(db_session):
         actor=None,
         now=NOW - timedelta(hours=1),
     )
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title=f"Title {HOSTILE}",
@@ -33,7 +32,7 @@ def game(db_session):
         mood="Challenging <b>x</b>",
         now=NOW,
     )
-    blog.store_note(
+    hosted_blog.store_note(
         session=db_session,
         entry=entry,
         author=bram,

@@ -11,9 +11,8 @@ from datetime import timedelta
 import pytest
 
 from pbp.services import campaigns
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import hosted_blog, turns
 from pbp.services.noteworthy import tally as tally_service
-from pbp.services.noteworthy import turns
 from tests.web.test_mail_promises import NOW, Game, app, make_game  # noqa: F401  (fixture)
 
 
@@ -32,7 +31,7 @@ def final(db_session, client) -> tuple[Game, dict]:
         session=db_session, campaign=campaign, text="The final.", actor=None, now=NOW
     )
     entries = {
-        name: blog.store_entry(
+        name: hosted_blog.store_entry(
             session=db_session,
             character=game.characters[name],
             title=f"{name}'s last stand",
@@ -107,7 +106,7 @@ def test_outside_the_final_an_outsider_still_cannot_take_a_position(db_session, 
     game = make_game(db_session, client, names=("Ada", "Bram", "Cleo", "Dov"))
     game.characters["Dov"].status = "outsider"
     db_session.add(game.characters["Dov"])
-    challenge = blog.store_entry(
+    challenge = hosted_blog.store_entry(
         session=db_session,
         character=game.characters["Ada"],
         title="Duel",
@@ -125,7 +124,7 @@ def test_the_target_cannot_take_a_position_on_an_open_challenge(db_session, clie
     """The target is read from the live tally: no challenge row exists before the turn
     is resolved, and the check used to miss it."""
     game = make_game(db_session, client)
-    challenge = blog.store_entry(
+    challenge = hosted_blog.store_entry(
         session=db_session,
         character=game.characters["Ada"],
         title="Duel",

@@ -42,8 +42,7 @@ from pbp.services.mail import notifications
 from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.helpers import PASSWORD, make_test_app, post_form
 from tests.smtpserver import SmtpServer
 
@@ -161,7 +160,7 @@ def _play_noteworthy(app, session, now) -> None:
         tailored=[turns.Tailored(ada.id, "addition", "You carry the letter.")],
         mail=MAIL,
     )
-    challenge = blog.store_entry(
+    challenge = hosted_blog.store_entry(
         session=session,
         character=ada,
         title="A glove thrown",
@@ -170,7 +169,7 @@ def _play_noteworthy(app, session, now) -> None:
         now=now + timedelta(minutes=5),
         mail=MAIL,
     )
-    blog.store_entry(
+    hosted_blog.store_entry(
         session=session,
         character=bram,
         title="Calm",
@@ -179,7 +178,7 @@ def _play_noteworthy(app, session, now) -> None:
         now=now + timedelta(minutes=6),
         mail=MAIL,
     )
-    blog.store_note(
+    hosted_blog.store_note(
         session=session,
         entry=challenge,
         author=cleo,

@@ -19,8 +19,7 @@ from pbp.services.forum.drafts import Draft
 from pbp.services.mail import notifications
 from pbp.services.mail.preferences import PREFERENCE_LABELS, PREFERENCES
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from tests.helpers import Api, AuthActions, make_token, wire
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -106,7 +105,7 @@ def messages(db_session, kind: str) -> list[OutboxMessage]:
 
 def entry_of(db_session, game: Game, name: str, title="An entry", mood="Calm") -> Entry:
     """An entry written before the test's action (a fixture, so no mail)."""
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=game.characters[name],
         title=title,

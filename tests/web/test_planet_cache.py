@@ -9,8 +9,7 @@ from sqlmodel import select
 
 from pbp.models import Campaign, Character, Entry, User
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import planet, turns
+from pbp.services.noteworthy import hosted_blog, planet, turns
 from pbp.web.page_cache import PageCache
 from tests.factories import make_campaign, make_characters
 from tests.helpers import PASSWORD
@@ -28,7 +27,7 @@ def game(db_session):
 
 
 def _entry(db_session, character, title, minutes, **kw):
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=character,
         title=title,
@@ -52,13 +51,13 @@ def test_each_change_shows_on_the_next_load_of_a_cached_planet(client, game, db_
     assert b"First words" in client.get(url).data
     assert client.get(url).data == client.get(url).data  # served again, unchanged
 
-    blog.store_note(
+    hosted_blog.store_note(
         session=db_session, entry=entry, author=bram, body_markdown="Bram was here", now=T0
     )
     db_session.commit()
     assert b"Bram was here" in client.get(url).data
 
-    blog.store_edit(
+    hosted_blog.store_edit(
         session=db_session,
         entry=entry,
         editor=ada,

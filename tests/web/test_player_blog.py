@@ -9,7 +9,7 @@ from sqlmodel import select
 
 from pbp.models import AuditLog, Blog, User
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import blog_settings
 from pbp.web import player
 from tests.factories import make_campaign, make_characters
 from tests.feedserver import FeedServer
@@ -63,7 +63,7 @@ def login_as(auth, db_session, character):
 
 def blog_row(db_session, character) -> Blog:
     db_session.expire_all()
-    return blogs.blog_of(session=db_session, character=character)
+    return blog_settings.blog_of(session=db_session, character=character)
 
 
 def url_of(campaign):
@@ -198,5 +198,7 @@ def test_a_visitor_is_sent_to_log_in(client, game):
 
 
 def test_an_address_without_a_scheme_means_https():
-    assert blogs.normalize_address("  ada.example/journal ") == "https://ada.example/journal"
-    assert blogs.normalize_address("http://ada.example/") == "http://ada.example/"
+    assert (
+        blog_settings.normalize_address("  ada.example/journal ") == "https://ada.example/journal"
+    )
+    assert blog_settings.normalize_address("http://ada.example/") == "http://ada.example/"

@@ -11,7 +11,7 @@ from pbp import create_app
 from pbp.models import AuditLog, Campaign, Character, OutboxMessage, Turn, User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import hosted_blog
 from tests.helpers import PASSWORD, T0, post_form
 
 REFEREE_POSTS = [
@@ -77,7 +77,7 @@ def test_a_whole_turn_from_the_dashboard(client, auth, game, clock, db_session):
     assert all("Only Ada" not in text for who, text in bodies.items() if who != ada_email)
 
     clock.now = T0 + timedelta(hours=1)
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram, beware",
@@ -86,7 +86,7 @@ def test_a_whole_turn_from_the_dashboard(client, auth, game, clock, db_session):
         now=clock.now,
     )
     for who, stance in ((cleo, "support"), (dov, "support"), (eli, "oppose")):
-        blog.store_note(
+        hosted_blog.store_note(
             session=db_session,
             entry=entry,
             author=who,
@@ -228,7 +228,7 @@ def test_reminder_goes_to_players_without_an_entry_once_per_hour(
     campaign, referee, (ada, *others) = game
     auth.login(referee)
     auth.post(f"/c/{campaign.slug}/referee/event", {"text": "E", "expected_number": "1"})
-    blog.store_entry(
+    hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Here",

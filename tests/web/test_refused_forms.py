@@ -11,8 +11,7 @@ from markupsafe import escape
 from sqlmodel import select
 
 from pbp.models import CardGame, Entry, Note, Post
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import turns
+from pbp.services.noteworthy import hosted_blog, turns
 from pbp.web import forum as forum_web
 from tests.factories import make_campaign, make_characters
 from tests.services.forum.tables import make_table
@@ -91,7 +90,7 @@ def test_a_refused_entry_is_422_with_the_reason_and_the_text_as_typed(auth, game
 
 def test_a_refused_edit_is_422_with_the_text_as_typed(auth, game, db_session, clock):
     campaign, (ada, bram, *_) = game
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="T",
@@ -109,7 +108,7 @@ def test_a_refused_edit_is_422_with_the_text_as_typed(auth, game, db_session, cl
 
 def test_a_refused_note_is_422_with_the_reason_and_the_text_as_typed(auth, game, db_session, clock):
     campaign, (ada, bram, *_) = game
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="T",
@@ -129,7 +128,7 @@ def test_a_refused_note_is_422_with_the_reason_and_the_text_as_typed(auth, game,
 
 def test_a_note_refused_because_the_turn_moved_on_keeps_its_text(auth, game, db_session, clock):
     campaign, (ada, bram, *_) = game
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="T",
@@ -244,7 +243,7 @@ def test_the_edit_preview_reads_the_target_from_the_text_and_saves_nothing(
 ):
     campaign, (ada, bram, *_) = game
     next_turn(db_session, campaign, clock)
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="T",

@@ -4,8 +4,7 @@ stored when it was resolved, and what arrived since is listed beside it for the 
 from datetime import UTC, datetime, timedelta
 
 from adapters.base import FeedNote
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import ingest, turns
+from pbp.services.noteworthy import hosted_blog, ingest, turns
 from tests.factories import make_campaign, make_characters
 
 T0 = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
@@ -17,7 +16,7 @@ def test_the_dashboard_shows_a_resolved_turn_as_it_was_resolved(client, auth, db
     campaign = make_campaign(db_session, referee=referee, settings={"opening_turns": 0})
     ada, bram, cleo, dov, eli, fay = make_characters(db_session, campaign)
     turns.post_event(session=db_session, campaign=campaign, text="Fog.", actor=None, now=T0)
-    duel = blog.store_entry(
+    duel = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram must go",
@@ -26,7 +25,9 @@ def test_the_dashboard_shows_a_resolved_turn_as_it_was_resolved(client, auth, db
         now=T0,
     )
     for who in (cleo, dov, eli):
-        blog.store_note(session=db_session, entry=duel, author=who, body_markdown="Support", now=T0)
+        hosted_blog.store_note(
+            session=db_session, entry=duel, author=who, body_markdown="Support", now=T0
+        )
     turns.close_turn(session=db_session, campaign=campaign, actor=None, now=T0 + 5 * HOUR)
     turns.resolve_turn(session=db_session, campaign=campaign, actor=None, now=T0 + 6 * HOUR)
     late = FeedNote(

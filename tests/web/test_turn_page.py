@@ -12,7 +12,7 @@ from markupsafe import escape
 from sqlmodel import select
 
 from pbp.models import AuditLog, OutboxMessage, Turn, User
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import hosted_blog
 from tests.helpers import T0
 
 LINK = re.compile(r"http://pbp\.test(/c/[^\s\"<>]+/turns/\d+)")
@@ -79,7 +79,7 @@ def test_resolved_turn_shows_the_stored_result_not_todays_tally(
     campaign, referee, (ada, bram, cleo, dov, eli, _) = game
     auth.login(referee)
     _open_turn(auth, campaign, ada)
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram, beware",
@@ -88,7 +88,7 @@ def test_resolved_turn_shows_the_stored_result_not_todays_tally(
         now=T0 + timedelta(hours=1),
     )
     for who, stance in ((cleo, "support"), (dov, "oppose")):
-        blog.store_note(
+        hosted_blog.store_note(
             session=db_session,
             entry=entry,
             author=who,
@@ -108,7 +108,7 @@ def test_resolved_turn_shows_the_stored_result_not_todays_tally(
     db_session.refresh(turn)
     assert turn.status == "resolved"
     # A support note that arrives after the resolve changes the stored result in nothing.
-    blog.store_note(
+    hosted_blog.store_note(
         session=db_session,
         entry=entry,
         author=eli,

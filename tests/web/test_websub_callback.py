@@ -5,7 +5,7 @@ tests/services/test_websub.py."""
 from datetime import timedelta
 
 from pbp.models import WebSubSubscription
-from pbp.services.noteworthy import blog_settings as blogs
+from pbp.services.noteworthy import blog_settings
 from tests.conftest import make_test_app
 from tests.web.conftest import T0
 
@@ -33,7 +33,9 @@ def test_a_delivery_over_the_size_cap_is_refused(engine, connection, database_ur
 
 def test_the_roster_shows_push_or_poll_with_the_last_delivery(client, auth, game, db_session):
     campaign, referee, chars = game
-    pushed, polled = (blogs.blog_of(session=db_session, character=c) for c in (chars[0], chars[1]))
+    pushed, polled = (
+        blog_settings.blog_of(session=db_session, character=c) for c in (chars[0], chars[1])
+    )
     for blog, path in ((pushed, "ada"), (polled, "bram")):
         blog.kind, blog.feed_url = "external", f"https://{path}.example/feed/"
         db_session.add(blog)

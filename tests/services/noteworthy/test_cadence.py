@@ -7,8 +7,7 @@ from sqlmodel import select
 
 from pbp.errors import UserError
 from pbp.models import AuditLog, Turn
-from pbp.services.noteworthy import cadence, turns
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import cadence, hosted_blog, turns
 from tests.factories import make_campaign, make_characters
 
 T0 = datetime(2026, 3, 10, 18, 0, tzinfo=UTC)
@@ -96,7 +95,7 @@ def test_advance_waits_without_a_queued_event_and_says_so_once(db_session, game)
 
 def test_advance_stops_at_flags_for_the_referee(db_session, game):
     campaign, (ada, *_) = game
-    blog.store_entry(
+    hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Bram and Cleo",

@@ -17,8 +17,7 @@ import sqlalchemy as sa
 
 from pbp.models import Campaign, Character, Entry
 from pbp.services import campaigns
-from pbp.services.noteworthy import history, svg_chart, turns
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import history, hosted_blog, svg_chart, turns
 from tests.factories import make_campaign, make_characters
 
 DAY = timedelta(days=1)
@@ -36,13 +35,13 @@ class Game:
 
 
 def _entry(session, who, title, body, mood, at):
-    return blog.store_entry(
+    return hosted_blog.store_entry(
         session=session, character=who, title=title, body_markdown=body, mood=mood, now=at
     )
 
 
 def _note(session, entry, who, body, at, stance=None, fate=None):
-    return blog.store_note(
+    return hosted_blog.store_note(
         session=session,
         entry=entry,
         author=who,

@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from pbp.errors import Forbidden, UserError
 from pbp.models import EntryRevision, Turn
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import hosted_blog
 from tests.factories import make_campaign, make_characters
 
 NOW = datetime(2026, 5, 1, 13, 0, tzinfo=UTC)
@@ -24,7 +24,7 @@ def game(db_session):
 
 def test_post_entry_renders_markdown_and_sanitizes(db_session, game):
     _, (ada, *_) = game
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Day one",
@@ -39,18 +39,18 @@ def test_post_entry_renders_markdown_and_sanitizes(db_session, game):
 def test_entry_needs_a_mood(db_session, game):
     _, (ada, *_) = game
     with pytest.raises(UserError, match="Current mood"):
-        blog.store_entry(
+        hosted_blog.store_entry(
             session=db_session, character=ada, title="t", body_markdown="b", mood=" ", now=NOW
         )
 
 
 def test_edit_by_owner_is_a_revision_and_others_are_refused(db_session, game):
     _, (ada, bram, *_) = game
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session, character=ada, title="t", body_markdown="b", mood="Challenging", now=NOW
     )
     later = NOW + timedelta(minutes=5)
-    outcome = blog.store_edit(
+    outcome = hosted_blog.store_edit(
         session=db_session,
         entry=entry,
         editor=ada,
@@ -66,7 +66,7 @@ def test_edit_by_owner_is_a_revision_and_others_are_refused(db_session, game):
     ).all()
     assert outcome == "changed" and moods == ["challenging", "calm"]
     with pytest.raises(Forbidden):
-        blog.store_edit(
+        hosted_blog.store_edit(
             session=db_session,
             entry=entry,
             editor=bram,
@@ -79,10 +79,10 @@ def test_edit_by_owner_is_a_revision_and_others_are_refused(db_session, game):
 
 def test_note_with_picked_stance_and_fate(db_session, game):
     _, (ada, bram, *_) = game
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session, character=ada, title="t", body_markdown="b", mood="Challenging", now=NOW
     )
-    note = blog.store_note(
+    note = hosted_blog.store_note(
         session=db_session,
         entry=entry,
         author=bram,

@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from pbp.errors import Forbidden, UserError
 from pbp.models import Membership, Turn, User
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import hosted_blog
 from tests.factories import make_campaign, make_characters, make_user
 
 NOW = datetime(2026, 5, 1, 13, 0, tzinfo=UTC)
@@ -29,7 +29,7 @@ def _user(session, character) -> User:
 
 
 def _write(session, campaign, who, *, mood="Calm", target=None, at=NOW):
-    return blog.write_entry(
+    return hosted_blog.write_entry(
         session=session,
         actor=_user(session, who),
         campaign=campaign,
@@ -43,7 +43,7 @@ def _write(session, campaign, who, *, mood="Calm", target=None, at=NOW):
 
 
 def _note(session, campaign, who, entry, stance="none"):
-    return blog.post_note(
+    return hosted_blog.post_note(
         session=session,
         actor=_user(session, who),
         campaign=campaign,
@@ -128,7 +128,7 @@ def test_only_a_player_with_a_character_writes(db_session):
     db_session.flush()
     for who in (outsider, referee, None):
         with pytest.raises(Forbidden, match="only a player"):
-            blog.write_entry(
+            hosted_blog.write_entry(
                 session=db_session,
                 actor=who,
                 campaign=campaign,
@@ -147,7 +147,7 @@ def test_editing_anothers_entry_or_into_a_second_challenge_is_refused(db_session
     _write(db_session, campaign, ada, mood="Challenging", target=bram)
 
     def edit(who, mood):
-        return blog.edit_entry(
+        return hosted_blog.edit_entry(
             session=db_session,
             actor=_user(db_session, who),
             campaign=campaign,
@@ -174,7 +174,7 @@ def test_withdrawing_needs_ones_own_challenge(db_session):
     duel = _write(db_session, campaign, ada, mood="Challenging", target=bram)
 
     def withdraw(who, entry):
-        return blog.withdraw_entry(
+        return hosted_blog.withdraw_entry(
             session=db_session,
             actor=_user(db_session, who),
             campaign=campaign,

@@ -20,8 +20,7 @@ from jinja2 import Environment, FileSystemLoader
 from pbp.models import Challenge, Character, Turn
 from pbp.rules import noteworthy as nw
 from pbp.services import campaigns
-from pbp.services.noteworthy import history, svg_chart, turns
-from pbp.services.noteworthy import hosted_blog as blog
+from pbp.services.noteworthy import history, hosted_blog, svg_chart, turns
 from pbp.services.noteworthy import tally as tally_service
 from tests.factories import make_campaign, make_characters
 from tests.rules.noteworthy import worked_campaign as wc
@@ -223,7 +222,7 @@ def test_a_character_added_mid_turn_cannot_challenge(db_session, game):
     campaign, (ada, bram, cleo, dov) = game
     turns.post_event(session=db_session, campaign=campaign, text="Fog.", actor=None, now=T0)
     gwen = campaigns.add_character(session=db_session, campaign=campaign, name="Gwen")
-    duel = blog.store_entry(
+    duel = hosted_blog.store_entry(
         session=db_session,
         character=gwen,
         title="Bram must go",
@@ -231,7 +230,7 @@ def test_a_character_added_mid_turn_cannot_challenge(db_session, game):
         mood="Challenging",
         now=T0 + HOUR,
     )
-    blog.store_note(
+    hosted_blog.store_note(
         session=db_session, entry=duel, author=cleo, body_markdown="Support", now=T0 + 2 * HOUR
     )
     turns.close_turn(session=db_session, campaign=campaign, actor=None, now=T0 + 5 * HOUR)
@@ -254,7 +253,7 @@ def test_a_validity_ruling_lets_a_joiner_challenge(db_session, game):
     campaign, (ada, bram, cleo, dov) = game
     turn = turns.post_event(session=db_session, campaign=campaign, text="Fog.", actor=None, now=T0)
     gwen = campaigns.add_character(session=db_session, campaign=campaign, name="Gwen")
-    duel = blog.store_entry(
+    duel = hosted_blog.store_entry(
         session=db_session,
         character=gwen,
         title="Bram must go",
@@ -262,7 +261,7 @@ def test_a_validity_ruling_lets_a_joiner_challenge(db_session, game):
         mood="Challenging",
         now=T0 + HOUR,
     )
-    blog.store_note(
+    hosted_blog.store_note(
         session=db_session, entry=duel, author=cleo, body_markdown="Support", now=T0 + 2 * HOUR
     )
     turns.close_turn(session=db_session, campaign=campaign, actor=None, now=T0 + 5 * HOUR)

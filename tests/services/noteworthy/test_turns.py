@@ -7,8 +7,7 @@ from sqlmodel import select
 
 from pbp.errors import Conflict
 from pbp.models import AuditLog, Challenge, Character, Event, Turn
-from pbp.services.noteworthy import hosted_blog as blog
-from pbp.services.noteworthy import tally, turns
+from pbp.services.noteworthy import hosted_blog, tally, turns
 from tests.factories import make_campaign, make_characters
 
 DAY = timedelta(days=1)
@@ -82,7 +81,7 @@ def test_tailored_events_are_stored_per_character(db_session, game):
 def test_challenge_resolves_and_loser_becomes_outsider(db_session, game):
     campaign, (ada, bram, cleo, dov, eli, fay) = game
     turn, opened = play_turn(db_session, campaign, 1)
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="I challenge Bram",
@@ -91,7 +90,7 @@ def test_challenge_resolves_and_loser_becomes_outsider(db_session, game):
         now=opened + timedelta(hours=1),
     )
     for who, stance in ((cleo, "support"), (dov, "support"), (eli, "oppose")):
-        blog.store_note(
+        hosted_blog.store_note(
             session=db_session,
             entry=entry,
             author=who,
@@ -131,7 +130,7 @@ def test_challenge_resolves_and_loser_becomes_outsider(db_session, game):
 def test_resolve_refused_while_a_ruling_is_needed_then_ruling_settles_it(db_session, game):
     campaign, (ada, bram, cleo, *_) = game
     turn, opened = play_turn(db_session, campaign, 1)
-    entry = blog.store_entry(
+    entry = hosted_blog.store_entry(
         session=db_session,
         character=ada,
         title="Both of you",
