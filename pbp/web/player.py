@@ -6,7 +6,8 @@ and who they are when they comment on external blogs.
 
 Only the logged-in player's own character: the form carries the character's id, and a
 form for another character (say, one loaded before logging in as someone else) is
-refused with 403 rather than changing the wrong blog.
+refused with 403 rather than changing the wrong blog. Any other refusal comes back on its
+form with status 422 and what was typed (pbp.web.refusals).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from __future__ import annotations
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from pbp.db import get_session
-from pbp.errors import REFUSALS, UserError
+from pbp.errors import REFUSALS
 from pbp.inputs.player import BlogChoiceIn, CommenterIdentityIn
 from pbp.models import utcnow
 from pbp.services import campaigns
 from pbp.services.noteworthy import blog_settings, commenters, feed_problems, play, polling
 from pbp.web.access import current_account, login_required, visiting
 from pbp.web.forms import parsed
+from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("player", __name__, url_prefix="/c/<slug>/me")
 
@@ -40,10 +42,16 @@ def blog(slug: str):
     form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
     error, status = None, 200
     if request.method == "POST":
-        form = {"kind": request.form.get("kind", ""), "url": request.form.get("url", "").strip()}
+        # As typed, to show again if refused; read with the address's spaces trimmed.
+        form = {"kind": request.form.get("kind", ""), "url": request.form.get("url", "")}
         try:
             choice = parsed(
-                BlogChoiceIn, {**form, "character_id": request.form.get("character_id", "")}
+                BlogChoiceIn,
+                {
+                    **form,
+                    "url": form["url"].strip(),
+                    "character_id": request.form.get("character_id", ""),
+                },
             )
             config = current_app.config
             with polling.fetcher_from_config(config) as fetcher:
@@ -58,11 +66,11 @@ def blog(slug: str):
                     allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
                     now=now(),
                 )
-        except REFUSALS as exc:
-            if exc.status == 403:
+        except REFUSALS as exc:  # shown with the form, the address as typed (422)
+            if not shown_with_form(exc):
                 raise
             session.rollback()
-            error, status = str(exc), exc.status
+            error, status = str(exc), REFUSED_FORM
         else:
             session.commit()
             flash(
@@ -116,8 +124,8 @@ def commenter(slug: str):
             character_id=identity.character_id,
             now=now(),
         )
-    except UserError as exc:
-        if exc.status == 403:
+    except REFUSALS as exc:  # shown with the form, the addresses as typed (422)
+        if not shown_with_form(exc):
             raise
         session.rollback()
         character = play.player_character(
@@ -126,7 +134,7 @@ def commenter(slug: str):
         row = blog_settings.blog_of(session=session, character=character)
         form = {"kind": row.kind, "url": row.home_url or row.feed_url or ""}
         page = _page(session, campaign, character, row, form, uris=typed, uris_error=str(exc))
-        return page, exc.status
+        return page, REFUSED_FORM
     session.commit()
     flash(f"Saved; {mapped} waiting note(s) now count for {character.name}.", "ok")
     return redirect(url_for("player.blog", slug=slug))

@@ -1,18 +1,20 @@
 """The referee's (or forum GM's) changes to the roster: re-send an invitation, and a page
 per character to rename it, edit its aliases, change its feed, drop it out, or hand it to
 another player. Each form calls one service (pbp.services.invites / roster); a refused
-form comes back with the reason and what was typed.
+form comes back with the reason and what was typed, status 422 (pbp.web.refusals); a
+refusal that is not about the form (403, 404) keeps its own page.
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
-from pbp.errors import UserError
+from pbp.errors import REFUSALS
 from pbp.services import invites, roster
 from pbp.services.noteworthy import blog_settings
 from pbp.web.access import login_required, signed_in_account
 from pbp.web.referee import TOKEN_PAGE_HEADERS, _campaign, now
+from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("roster_admin", __name__, url_prefix="/c/<slug>/referee")
 
@@ -65,17 +67,30 @@ def _page(session, campaign, character_id, *, error=None, typed=None, status=200
     return page, status
 
 
+def _refused(session, campaign, character_id: int, form: str, exc: BaseException):
+    """The character's page again: the reason next to `form`, its fields as typed (never
+    the CSRF token)."""
+    typed = {form: {k: v for k, v in request.form.items() if k != "csrf_token"}}
+    return _page(
+        session,
+        campaign,
+        character_id,
+        error=(form, str(exc)),
+        typed=typed,
+        status=REFUSED_FORM,
+    )
+
+
 def _act(slug: str, character_id: int, form: str, change, done: str):
     """Run one change; on a refusal show the page again with the reason and the input."""
     session, campaign = _campaign(slug)
     try:
         result = change(session, campaign)
-    except UserError as exc:
+    except REFUSALS as exc:
+        if not shown_with_form(exc):
+            raise
         session.rollback()
-        typed = {form: request.form.to_dict()}
-        return _page(
-            session, campaign, character_id, error=(form, str(exc)), typed=typed, status=exc.status
-        )
+        return _refused(session, campaign, character_id, form, exc)
     session.commit()
     flash(done.format(result=result), "ok")
     return redirect(url_for("roster_admin.character", slug=slug, character_id=character_id))
@@ -179,17 +194,11 @@ def hand_over(slug: str, character_id: int):
             email=(request.form.get("email") or "").strip() or None,
             **_links(),
         )
-    except UserError as exc:
+    except REFUSALS as exc:
+        if not shown_with_form(exc):
+            raise
         session.rollback()
-        typed = {"player": request.form.to_dict()}
-        return _page(
-            session,
-            campaign,
-            character_id,
-            error=("player", str(exc)),
-            typed=typed,
-            status=exc.status,
-        )
+        return _refused(session, campaign, character_id, "player", exc)
     session.commit()
     if handed.invite is None:
         flash(f"{handed.character.name} has a new player.", "ok")

@@ -117,7 +117,7 @@ def test_private_address_is_refused_with_the_reason_when_private_feeds_are_off(
     campaign, (ada, _) = game
     login_as(auth, db_session, ada)
     refused = auth.post(url_of(campaign), {"kind": "external", "url": server.url("/")})
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     text = refused.get_data(as_text=True)
     assert "Feeds on loopback addresses are not allowed (127.0.0.1)" in text
     assert server.total_requests == 0  # refused before any request was made
@@ -151,7 +151,7 @@ def _refused_with(client, auth, game, db_session, server, path, message):
     campaign, (ada, _) = game
     login_as(auth, db_session, ada)
     refused = auth.post(url_of(campaign), {"kind": "external", "url": server.url(path)})
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     assert message in refused.get_data(as_text=True)
     assert blog_row(db_session, ada).kind == "builtin"
 
@@ -177,7 +177,7 @@ def test_two_characters_cannot_share_one_feed(client, auth, game, db_session, se
     auth.logout()
     login_as(auth, db_session, bram)
     refused = auth.post(url_of(campaign), {"kind": "external", "url": server.url("/feed/")})
-    assert refused.status_code == 409
+    assert refused.status_code == 422
     assert "already Ada's blog" in html.unescape(refused.get_data(as_text=True))
 
 
