@@ -19,6 +19,8 @@ FINAL_NOTICE = 20_000
 SHEET_JSON = 20_000  # a character sheet, as JSON
 CONSEQUENCE = 4000
 RULING_REASON = 4000
+INVITE_DAYS = 14  # how long an invitation link works, unless the referee says
+MAX_INVITE_DAYS = 90
 
 
 class TextTooLong(UserError):

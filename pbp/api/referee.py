@@ -15,12 +15,11 @@ from flask import current_app
 
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
-from pbp.errors import NotFound, UserError
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import outgoing_feeds, referee, turns
+from pbp.services.noteworthy import referee, turns
 
 CAMPAIGN = "/campaigns/<slug>"
 
@@ -254,14 +253,9 @@ def create_invite(call: Call, slug: str) -> s.InviteOut:
     """
     campaign = _campaign(call, slug)
     body = call.body
-    character = None
-    if body.character:
-        try:
-            character = outgoing_feeds.character_by_slug(
-                session=call.session, campaign=campaign, slug=body.character
-            )
-        except NotFound as exc:
-            raise UserError(f"{campaign.name} has no character {body.character!r}") from exc
+    character = accounts.character_to_invite(
+        session=call.session, campaign=campaign, slug=body.character
+    )
     issued = accounts.create_invite(
         session=call.session,
         campaign=campaign,

@@ -27,6 +27,7 @@ from pbp.inputs.forum import SheetIn as SheetIn
 from pbp.inputs.forum import TableIn as TableIn
 from pbp.inputs.forum import ThreadIn as ThreadIn
 from pbp.inputs.forum import WatchIn as WatchIn
+from pbp.inputs.invites import InviteIn as InviteIn
 from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
 from pbp.inputs.player import CommenterIdentityIn as CommenterIdentityIn
 from pbp.rules import noteworthy as nw
@@ -733,19 +734,6 @@ class HistoryOut(Out):
         description="Winner, active, then outsiders (the latest to fall first)."
     )
     turns: list[HistoryTurnOut]
-
-
-class InviteIn(Body):
-    email: Text | None = Field(
-        default=None, max_length=320, description="Whom to mail the link (else a link only)."
-    )
-    role: Literal["player", "referee"] = "player"
-    character: Text | None = Field(
-        default=None,
-        max_length=80,
-        description="The slug of a character waiting for its player, to come with it.",
-    )
-    days: int = Field(default=14, ge=1, le=90, description="How long the link works.")
 
 
 # -- getting people in: invitations and the referee's roster changes -------------------------

@@ -26,11 +26,11 @@ from flask import (
 from flask_limiter import RateLimitExceeded
 from flask_login import LoginManager, login_user, logout_user
 from flask_wtf.csrf import CSRFError, CSRFProtect
-from wtforms import SelectChoice  # type: ignore[attr-defined]  # not in types-WTForms yet
 
-from pbp import rate_limits
+from pbp import limits, rate_limits
 from pbp.db import get_session
-from pbp.errors import UserError
+from pbp.errors import REFUSALS, UserError
+from pbp.inputs.invites import InviteIn
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.accounts import signup
@@ -44,6 +44,8 @@ from pbp.web.access import (
     safe_next,
     signed_in_account,
 )
+from pbp.web.forms import parsed
+from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("auth", __name__)
 csrf = CSRFProtect()  # other blueprints may `csrf.exempt(view)` a token-authenticated API
@@ -200,19 +202,27 @@ def logout():
 @bp.route("/c/<slug>/invites", methods=["GET", "POST"])
 @login_required
 def create_invite(slug: str):
-    """The referee makes a single-use link to hand (or email) to a player."""
+    """The referee makes a single-use link to hand (or email) to a player. The form is read
+    with the API's InviteIn; a refusal comes back on the form (422) as it was typed."""
     db = get_session()
     campaign = campaigns.get_campaign(session=db, slug=slug)
     require_referee(campaign)
-    unclaimed = {c.id: c for c in accounts.unclaimed_characters(session=db, campaign=campaign)}
-    form = forms.InviteCreateForm()
-    form.character.choices += [SelectChoice(c.id, c.name) for c in unclaimed.values()]
-    if request.method == "GET" and request.args.get("character", type=int) in unclaimed:
-        form.character.data = request.args.get("character", type=int)  # the roster's "Invite"
-    status = 200
-    if form.validate_on_submit():
-        character = unclaimed.get(form.character.data)
+    unclaimed = accounts.unclaimed_characters(session=db, campaign=campaign)
+    asked = request.args.get("character", type=int)  # the roster's "Invite a player for ..."
+    typed = {
+        "email": "",
+        "role": "player",
+        "character": next((c.slug for c in unclaimed if c.id == asked), ""),
+        "days": str(limits.INVITE_DAYS),
+    }
+    error, status = None, 200
+    if request.method == "POST":
+        typed = {k: request.form.get(k, "") for k in typed}
         try:
+            invite = parsed(InviteIn, {**typed, "email": typed["email"].strip()})
+            character = accounts.character_to_invite(
+                session=db, campaign=campaign, slug=invite.character
+            )
             issued = accounts.create_invite(
                 session=db,
                 campaign=campaign,
@@ -221,24 +231,31 @@ def create_invite(slug: str):
                 base_url=current_app.config["PBP_BASE_URL"],
                 now=_now(),
                 character=character,
-                email=form.email.data or None,
-                role=form.role.data,
-                ttl=timedelta(days=form.days.data),
+                email=invite.email or None,
+                role=invite.role,
+                ttl=timedelta(days=invite.days),
                 mail_from=current_app.config.get("MAIL_FROM"),
             )
-        except UserError as exc:
+        except REFUSALS as exc:
+            if not shown_with_form(exc):
+                raise
             db.rollback()
-            form.form_errors.append(str(exc))
-            status = exc.status
+            error, status = str(exc), REFUSED_FORM
         else:
             db.commit()
             page = render_template(
                 "auth/invite_created.html", campaign=campaign, issued=issued, character=character
             )
             return _token_page(page)
-    elif request.method == "POST":
-        status = 400
-    return render_template("auth/invite_new.html", campaign=campaign, form=form), status
+    page = render_template(
+        "auth/invite_new.html",
+        campaign=campaign,
+        characters=unclaimed,
+        typed=typed,
+        error=error,
+        max_days=limits.MAX_INVITE_DAYS,
+    )
+    return page, status
 
 
 @bp.route("/invite/<token>", methods=["GET", "POST"])

@@ -14,35 +14,12 @@ from typing import TypeVar
 
 from flask_wtf import FlaskForm
 from pydantic import ValidationError as InputError
-
-# types-WTForms has no SelectChoice yet (added in WTForms 3.2).
-from wtforms import (  # type: ignore[attr-defined]
-    HiddenField,
-    IntegerField,
-    PasswordField,
-    SelectChoice,
-    SelectField,
-    StringField,
-    SubmitField,
-)
-from wtforms.validators import (
-    EqualTo,
-    InputRequired,
-    Length,
-    NumberRange,
-    Optional,
-    Regexp,
-    ValidationError,
-)
+from wtforms import HiddenField, PasswordField, StringField, SubmitField
+from wtforms.validators import EqualTo, InputRequired, Length, Optional, Regexp
 
 from pbp.errors import UserError
 from pbp.inputs import Body
-from pbp.services.accounts.logins import (
-    INVITE_TTL,
-    MAX_INVITE_TTL,
-    MAX_PASSWORD_LENGTH,
-    MIN_PASSWORD_LENGTH,
-)
+from pbp.services.accounts.logins import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
@@ -116,34 +93,6 @@ class ResetRequestForm(FlaskForm):
 class ResetPasswordForm(FlaskForm):
     password, confirm = _new_password_fields()
     submit = SubmitField("Set the new password")
-
-
-class InviteCreateForm(FlaskForm):
-    """The referee's invite form; the view fills `character.choices`."""
-
-    NO_CHARACTER = 0
-
-    email = _email_field("Player's email (optional)", required=False)
-    role = SelectField(
-        "Role", choices=[SelectChoice("player", "Player"), SelectChoice("referee", "Co-referee")]
-    )
-    character = SelectField(
-        "Character",
-        coerce=int,
-        default=NO_CHARACTER,
-        choices=[SelectChoice(NO_CHARACTER, "— none: the player creates one —")],
-        description="A character you made already, waiting for its player.",
-    )
-    days = IntegerField(
-        "Valid for (days)",
-        default=INVITE_TTL.days,
-        validators=[InputRequired(), NumberRange(min=1, max=MAX_INVITE_TTL.days)],
-    )
-    submit = SubmitField("Create the invite link")
-
-    def validate_character(self, field) -> None:
-        if field.data != self.NO_CHARACTER and self.role.data != "player":
-            raise ValidationError("Only a player invite can come with a character.")
 
 
 class SignupForm(FlaskForm):

@@ -47,7 +47,7 @@ def test_referee_creates_a_link_to_copy(client, auth, db_session):
     assert "Lady Vance" in form and '<label for="character">' in form
     page = auth.post(
         f"/c/{campaign.slug}/invites",
-        {"role": "player", "character": str(vance.id), "days": "7", "email": ""},
+        {"role": "player", "character": vance.slug, "days": "7", "email": ""},
     )
     html = page.get_data(as_text=True)
     assert page.status_code == 200
@@ -64,8 +64,10 @@ def test_invite_form_errors_are_shown_not_raised(client, auth, db_session):
     campaign, referee = game(db_session, auth)
     auth.login(referee)
     page = auth.post(f"/c/{campaign.slug}/invites", {"role": "player", "days": "400"})
-    assert page.status_code == 400
-    assert "Number must be between 1 and 90." in page.get_data(as_text=True)
+    assert page.status_code == 422
+    html = page.get_data(as_text=True)
+    assert "An invite works for 1 to 90 days: give a whole number." in html
+    assert 'id="days" name="days"' in html and 'value="400"' in html
     assert db_session.exec(select(Invite)).all() == []
 
 

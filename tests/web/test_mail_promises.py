@@ -231,7 +231,7 @@ def test_a_target_named_by_the_referees_ruling_gets_the_mail(db_session, game):
 
 def test_an_invitation_by_email_is_mailed_to_that_address(db_session, game):
     game.login("referee")
-    form = {"email": "newcomer@example.test", "role": "player", "days": "7", "character": "0"}
+    form = {"email": "newcomer@example.test", "role": "player", "days": "7", "character": ""}
     page = game.auth.post(f"/c/{game.slug}/invites", form)
     assert page.status_code == 200, page.get_data(as_text=True)[:500]
     assert outbox(db_session, "invite") == ["newcomer@example.test"]

@@ -82,7 +82,7 @@ def _setup(game: Game, app):
         page = post_form(
             game.ref,
             f"/c/{game.slug}/invites",
-            {"role": "player", "days": "7", "character": str(character.id), "email": ""},
+            {"role": "player", "days": "7", "character": character.slug, "email": ""},
         )
         link = re.search(r"/invite/[A-Za-z0-9_.\-]+", page.get_data(as_text=True)).group(0)
         client = app.test_client()

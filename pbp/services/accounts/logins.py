@@ -25,14 +25,14 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from sqlmodel import Session, col, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from pbp import links
+from pbp import limits, links
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import ROLES, AuditLog, Campaign, Character, Invite, Membership, User
 from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
 
-INVITE_TTL = timedelta(days=14)
-MAX_INVITE_TTL = timedelta(days=90)
+INVITE_TTL = timedelta(days=limits.INVITE_DAYS)
+MAX_INVITE_TTL = timedelta(days=limits.MAX_INVITE_DAYS)
 RESET_TTL = timedelta(hours=2)
 MIN_PASSWORD_LENGTH = 10
 MAX_PASSWORD_LENGTH = 200
@@ -77,6 +77,21 @@ class IssuedReset:
 
 
 # --- invites -------------------------------------------------------------------------
+
+
+def character_to_invite(
+    *, session: Session, campaign: Campaign, slug: str | None
+) -> Character | None:
+    """The character an invitation comes with, named by its slug (none for an empty one):
+    the page's select and the API's `character` both name it so."""
+    if not slug:
+        return None
+    found = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
+    ).first()
+    if found is None:
+        raise UserError(f"{campaign.name} has no character {slug!r}")
+    return found
 
 
 def create_invite(
