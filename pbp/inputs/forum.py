@@ -66,3 +66,8 @@ class MoveIn(Body):
         ge=0,
         description="The table's version you saw: a move on a table changed since is refused.",
     )
+
+    names: ClassVar[dict[str, str]] = {"action": "the move", "params": "the move's choices"}
+    wrong: ClassVar[dict[str, str]] = {
+        "version": "the form is damaged (its version is not a number): reload the page"
+    }

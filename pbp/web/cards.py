@@ -19,6 +19,7 @@ from flask import url_for as flask_url_for
 
 from pbp.db import get_session
 from pbp.errors import REFUSALS, UserError
+from pbp.inputs.forum import MoveIn, TableIn
 from pbp.models import Campaign, utcnow
 from pbp.models.cards import CARD_RULESETS
 from pbp.models.forum import Thread
@@ -28,6 +29,7 @@ from pbp.services.forum import visibility
 from pbp.services.forum.rolls import Viewer
 from pbp.services.mail.settings import MailSettings
 from pbp.web.access import current_account, current_membership, login_required, signed_in_account
+from pbp.web.forms import parsed
 from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("cards", __name__)
@@ -176,7 +178,7 @@ def new(slug: str, thread_id: int):
             campaign=campaign,
             thread_id=thread_id,
             user=signed_in_account(),
-            settings=_settings(campaign),
+            settings=parsed(TableIn, {"settings": _settings(campaign)}).settings,
             mail=_mail(),
             now=now(),
         )
@@ -202,14 +204,16 @@ def act(slug: str, thread_id: int, action: str):
     campaign = _campaign(slug)
     session = get_session()
     try:
+        typed = {"action": action, "version": request.form.get("version", "").strip()}
+        move = parsed(MoveIn, {**typed, "params": form_params(request.form)})
         cards.move(
             session=session,
             campaign=campaign,
             thread_id=thread_id,
             user=signed_in_account(),
-            action=action,
-            params=form_params(request.form),
-            expected_version=_version(request.form.get("version")),
+            action=move.action,
+            params=move.params,
+            expected_version=move.version,
             mail=_mail(),
             now=now(),
         )
@@ -228,15 +232,6 @@ def _refused(campaign: Campaign, thread_id: int, exc, action: str):
     typed = {k: v for k, v in request.form.items() if k not in SKIPPED}
     refused = Refused(action=action, reason=str(exc), form=typed)
     return _table_page(campaign, thread_id, REFUSED_FORM, str(exc), refused)
-
-
-def _version(value: str | None) -> int | None:
-    value = (value or "").strip()
-    if not value:
-        return None
-    if not value.isdigit():
-        raise UserError("the form is damaged (its version is not a number): reload the page")
-    return int(value)
 
 
 def form_params(form) -> dict[str, Any]:

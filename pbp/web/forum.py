@@ -31,7 +31,7 @@ from markupsafe import escape
 from pbp import links
 from pbp.db import get_session
 from pbp.errors import REFUSALS, Forbidden, UserError
-from pbp.inputs.forum import PostEdit, PostIn
+from pbp.inputs.forum import PostEdit, PostIn, SheetIn
 from pbp.models import Campaign, utcnow
 from pbp.services import campaigns
 from pbp.services.forum import drafts, gm, posts, rolls, sheets, threads, visibility
@@ -519,7 +519,7 @@ def sheet_edit(slug: str, character: str):
                 session=session,
                 campaign=campaign,
                 character_slug=found.slug,
-                data=data,
+                data=parsed(SheetIn, {"data": data}).data,
                 actor=signed_in_account(),
                 now=now(),
             )
