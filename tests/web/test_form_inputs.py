@@ -5,6 +5,8 @@ import pytest
 
 from pbp import limits
 from pbp.inputs.entries import EntryIn, NoteIn
+from pbp.inputs.forum import MoveIn
+from pbp.inputs.invites import InviteIn
 from pbp.web.forms import FormRefused, parsed
 
 
@@ -34,3 +36,25 @@ def test_a_choice_outside_the_list_and_a_bad_number_are_refused():
         parsed(NoteIn, {"body": "b", "stance": "both"})
     with pytest.raises(FormRefused, match="the target"):
         parsed(EntryIn, {"title": "t", "mood": "Challenging", "target_id": "Bram"})
+
+
+def test_the_invitation_form_reads_like_the_api_body():
+    typed = {"email": "", "role": "referee", "character": "", "days": "7"}
+    invite = parsed(InviteIn, typed)
+    assert (invite.email, invite.role, invite.character, invite.days) == (None, "referee", None, 7)
+    assert InviteIn.model_validate({"role": "referee", "days": 7}) == invite  # the API's body
+    for days in ("0", "91", "a week"):
+        with pytest.raises(FormRefused, match="an invite works for 1 to 90 days"):
+            parsed(InviteIn, {**typed, "days": days})
+    with pytest.raises(FormRefused, match="the role is Player or Co-referee"):
+        parsed(InviteIn, {**typed, "role": "gm"})
+
+
+def test_a_card_move_reads_like_the_api_body():
+    move = parsed(MoveIn, {"action": "draw", "params": {"n": "1"}, "version": "3"})
+    assert (move.action, move.params, move.version) == ("draw", {"n": "1"}, 3)
+    assert parsed(MoveIn, {"action": "draw", "version": ""}).version is None
+    with pytest.raises(FormRefused, match="the form is damaged"):
+        parsed(MoveIn, {"action": "draw", "version": "-1"})
+    with pytest.raises(FormRefused, match="the move may be at most 40 characters"):
+        parsed(MoveIn, {"action": "x" * 41})
