@@ -14,7 +14,8 @@ The bump runs in a transaction of its own, after the commit, for two reasons:
   at the end as well could deadlock against a referee action that locks the campaign
   first (pbp.services.noteworthy.turns.lock_campaign). Alone, the bump holds nothing else.
 If a process dies between the commit and the bump, pages stay stale only until the cache's
-time limit (PBP_PAGE_CACHE_SECONDS) or the next change.
+time limit (PBP_PAGE_CACHE_SECONDS) or the next change. A poll pass gathers its many short
+store transactions' bumps in a `Batch` and runs them at most once a second.
 
 Core `update()` statements skip the ORM's flush; the ones pbp runs touch nothing a cached
 page shows (poll state, claims, outbox, tokens, card games).
@@ -23,6 +24,8 @@ page shows (poll state, claims, outbox, tokens, card games).
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -38,6 +41,7 @@ _KEY = "pbp_changed_campaigns"
 _COMMITTED = "pbp_committed_campaigns"
 _OWNERS = "pbp_owners"
 _KNOWN = "pbp_known_campaigns"
+_BATCH = "pbp_bump_batch"
 
 
 def _value(obj, name: str):
@@ -163,12 +167,19 @@ def _bump(session: Session, transaction) -> None:
     ids = session.info.pop(_COMMITTED, None)
     if not ids:
         return
+    batch = session.info.get(_BATCH)
+    if batch is not None:
+        batch.add(ids)
+        return
+    _bump_now(session.get_bind(), ids)
+
+
+def _bump_now(bind, ids: set[int]) -> None:
     bump = (
         sa.update(Campaign)
         .where(col(Campaign.id).in_(sorted(ids)))
         .values(content_version=Campaign.content_version + 1)
     )
-    bind = session.get_bind()
     try:
         if isinstance(bind, sa.engine.Connection):  # a session inside someone's transaction
             bind.execute(bump)
@@ -179,3 +190,37 @@ def _bump(session: Session, transaction) -> None:
         # The change is committed: failing its caller now would invite a retry of a
         # write that succeeded. Cached pages age out within PBP_PAGE_CACHE_SECONDS.
         log.warning("content version of campaigns %s not bumped", sorted(ids), exc_info=True)
+
+
+class Batch:
+    """Bumps gathered from many short transactions and run together, for a poll pass: it
+    stores hundreds of changed feeds, often of one campaign, and each store bumping on its
+    own (a transaction on the campaign's row after its commit) costs a connection, a
+    commit and a row lock the store threads queue on. The gathered campaigns are bumped
+    once the last bump is `every` seconds old, and when the batch is closed: a cached page
+    lags a stored change by about that long at most, and is still only ever bumped after
+    the change's commit. Sessions join with `join`; thread-safe."""
+
+    def __init__(self, engine, *, every: float = 1.0, clock=time.monotonic) -> None:
+        self.engine, self.every, self.clock = engine, every, clock
+        self._ids: set[int] = set()
+        self._lock = threading.Lock()
+        self._last = clock()
+
+    def join(self, session: Session) -> None:
+        """The session's commits add their campaigns here instead of bumping them."""
+        session.info[_BATCH] = self
+
+    def add(self, ids: set[int]) -> None:
+        with self._lock:
+            self._ids |= ids
+            if self.clock() - self._last < self.every:
+                return
+            ids, self._ids, self._last = self._ids, set(), self.clock()
+        _bump_now(self.engine, ids)
+
+    def close(self) -> None:
+        with self._lock:
+            ids, self._ids = self._ids, set()
+        if ids:
+            _bump_now(self.engine, ids)

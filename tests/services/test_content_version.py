@@ -8,6 +8,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from pbp import content_version
 from pbp.db import make_engine, writing
 from pbp.models import Campaign, Character
 from tests.factories import make_campaign, make_characters
@@ -60,4 +61,55 @@ def test_a_rollback_after_a_flush_bumps_nothing(tiny_pool, committed):
         session.get(Character, ada.id).name = "Not to be"
         session.flush()
         session.rollback()
+    assert _version(tiny_pool, campaign) == before
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _rename_in(engine, batch, character_id: int, name: str) -> None:
+    with writing(), Session(engine) as session:
+        batch.join(session)
+        session.get(Character, character_id).name = name
+        session.commit()
+
+
+def test_a_batch_gathers_bumps_and_runs_them_once_a_second_and_when_closed(tiny_pool, committed):
+    """A poll pass's stores join one batch: their commits land at once, the campaign's
+    version moves once per `every` seconds and at the close, never before a commit."""
+    campaign, (ada, bram, cleo, *_) = committed
+    clock = _Clock()
+    batch = content_version.Batch(tiny_pool, every=1.0, clock=clock)
+    before = _version(tiny_pool, campaign)
+
+    _rename_in(tiny_pool, batch, ada.id, "Ada II")
+    _rename_in(tiny_pool, batch, bram.id, "Bram II")
+    assert _version(tiny_pool, campaign) == before  # gathered, not yet bumped
+
+    clock.now = 1.0
+    _rename_in(tiny_pool, batch, cleo.id, "Cleo II")  # a second since the last bump
+    assert _version(tiny_pool, campaign) == before + 1
+
+    _rename_in(tiny_pool, batch, ada.id, "Ada III")
+    batch.close()
+    assert _version(tiny_pool, campaign) == before + 2
+    batch.close()  # nothing left: no further bump
+    assert _version(tiny_pool, campaign) == before + 2
+
+
+def test_a_rolled_back_store_adds_nothing_to_its_batch(tiny_pool, committed):
+    campaign, (ada, *_) = committed
+    batch = content_version.Batch(tiny_pool, every=0.0, clock=_Clock())
+    before = _version(tiny_pool, campaign)
+    with Session(tiny_pool) as session:
+        batch.join(session)
+        session.get(Character, ada.id).name = "Not to be"
+        session.flush()
+        session.rollback()
+    batch.close()
     assert _version(tiny_pool, campaign) == before

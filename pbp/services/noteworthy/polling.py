@@ -358,6 +358,7 @@ def _poll(
     records: _Records | None = None,
     renew: Callable[[], None] = _no_renewal,
     mail: MailSettings | None = None,
+    bumps: content_version.Batch | None = None,
 ) -> PollOutcome:
     renew()
     # One deadline for the feed, its further pages and its comment feeds: a blog that drips
@@ -374,7 +375,7 @@ def _poll(
                 _write_records(engine, [record])
             return outcome
         documents, comment_counts = _read_changed(engine, job, fetcher, result, now, outcome, renew)
-    _store(engine, job, result, documents, comment_counts, now, outcome, mail)
+    _store(engine, job, result, documents, comment_counts, now, outcome, mail, bumps)
     return outcome
 
 
@@ -545,10 +546,13 @@ def store_pushed(
     return outcome
 
 
-def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, mail):
-    """`result` None: a pushed document, not a poll."""
+def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, mail, bumps=None):
+    """`result` None: a pushed document, not a poll. `bumps`: the pass's content-version
+    batch (pbp.content_version.Batch), else this commit bumps its campaign itself."""
     blog_id, campaign_id = job.blog_id, job.campaign_id
     with _writing(engine), Session(engine, expire_on_commit=False) as session:
+        if bumps is not None:
+            bumps.join(session)
         blog = session.get(Blog, blog_id)
         # Read with the job: the flushes below need no query to find the campaign.
         content_version.known_campaign(
@@ -692,12 +696,14 @@ def poll_due(
     if not blog_ids:
         return []
     records = _Records(engine)
+    bumps = content_version.Batch(engine)
     renew = _Renewal(engine, owner, blog_ids, lease, now, claimed_at)
     report = _Reports(len(blog_ids), on_done, progress)
 
     def work(lane: list[_Job]) -> list[PollOutcome]:
         return [
-            report(_poll_in_pass(engine, job, fetcher, now, records, renew, mail)) for job in lane
+            report(_poll_in_pass(engine, job, fetcher, now, records, renew, mail, bumps))
+            for job in lane
         ]
 
     lanes = _lanes(_load_jobs(engine, blog_ids), getattr(fetcher, "max_per_host", None))
@@ -705,15 +711,18 @@ def poll_due(
         if concurrency:
             loop = event_loop(fetcher, limit=concurrency)
             return loop.run(
-                _async_pass(engine, loop.client, lanes, now, records, renew, report, mail, threads)
+                _async_pass(
+                    engine, loop.client, lanes, now, records, renew, report, mail, threads, bumps
+                )
             )
         with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="poll") as pool:
             return [outcome for done in pool.map(work, lanes) for outcome in done]
     finally:
         records.flush()
+        bumps.close()
 
 
-async def _async_pass(engine, client, lanes, now, records, renew, report, mail, threads):
+async def _async_pass(engine, client, lanes, now, records, renew, report, mail, threads, bumps):
     """The lanes as coroutines on the fetcher's event loop: up to `client.limit` requests in
     flight from one thread (adapters.fetch_async), on connections kept from pass to pass.
     The loop only fetches and classifies. A changed feed's parse, further fetches and
@@ -756,7 +765,7 @@ async def _async_pass(engine, client, lanes, now, records, renew, report, mail, 
                 return outcome
             left = client.fetcher.total_timeout - (loop.time() - started)
             rest = in_pool(
-                _changed, engine, job, in_thread, result, when, outcome, renew, mail, left
+                _changed, engine, job, in_thread, result, when, outcome, renew, mail, left, bumps
             )
             background.append(asyncio.ensure_future(settle(job, rest)))
             return None
@@ -770,7 +779,7 @@ async def _async_pass(engine, client, lanes, now, records, renew, report, mail, 
     return outcomes
 
 
-def _changed(engine, job, fetcher, result, now, outcome, renew, mail, left) -> PollOutcome:
+def _changed(engine, job, fetcher, result, now, outcome, renew, mail, left, bumps) -> PollOutcome:
     """In a worker thread: the rest of `_poll` for a feed with something new, its further
     fetches within what is left of the blog's deadline.
 
@@ -783,7 +792,7 @@ def _changed(engine, job, fetcher, result, now, outcome, renew, mail, left) -> P
     with deadline.deadline(max(left, 0)):
         documents, comment_counts = _read_changed(engine, job, fetcher, result, now, outcome, renew)
     renew()
-    _store(engine, job, result, documents, comment_counts, now, outcome, mail)
+    _store(engine, job, result, documents, comment_counts, now, outcome, mail, bumps)
     return outcome
 
 
@@ -791,9 +800,9 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _poll_in_pass(engine, job, fetcher, now, records, renew, mail) -> PollOutcome:
+def _poll_in_pass(engine, job, fetcher, now, records, renew, mail, bumps) -> PollOutcome:
     try:
-        return _poll(engine, job, fetcher, now(), records, renew, mail)
+        return _poll(engine, job, fetcher, now(), records, renew, mail, bumps)
     except Exception as exc:  # one broken feed must not stop the pass
         outcome = PollOutcome(job.blog_id, "error", error=_describe(exc))
         _release_after_error(engine, job.blog_id, outcome.error, now())
