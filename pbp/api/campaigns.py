@@ -21,7 +21,6 @@ from pbp.services.noteworthy import (
     dashboard,
     history,
     hosted_blog,
-    outgoing_feeds,
     polling,
     referee,
 )
@@ -119,9 +118,7 @@ def list_characters(call: Call, slug: str) -> Page:
 def get_character(call: Call, slug: str, character: str) -> s.CharacterOut:
     """One character, by slug."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    found = outgoing_feeds.character_by_slug(
-        session=call.session, campaign=campaign, slug=character
-    )
+    found = campaigns.character_by_slug(session=call.session, campaign=campaign, slug=character)
     return character_out(found, hosted_blog.blog_of(session=call.session, character=found))
 
 

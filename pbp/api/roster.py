@@ -16,7 +16,7 @@ from pbp.api.convert import character_out
 from pbp.api.registry import Call, operation
 from pbp.services import campaigns, invites, roster
 from pbp.services.lookups import Page
-from pbp.services.noteworthy import hosted_blog, outgoing_feeds
+from pbp.services.noteworthy import hosted_blog
 
 CHARACTER = "/campaigns/<slug>/characters/<character>"
 
@@ -40,9 +40,7 @@ def _invite_out(row: invites.OpenInvite) -> s.InviteOut:
 def _referee_and_character(call: Call, slug: str, character: str):
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
-    found = outgoing_feeds.character_by_slug(
-        session=call.session, campaign=campaign, slug=character
-    )
+    found = campaigns.character_by_slug(session=call.session, campaign=campaign, slug=character)
     return campaign, found
 
 

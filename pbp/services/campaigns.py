@@ -168,6 +168,15 @@ def get_campaign(*, session: Session, slug: str) -> Campaign:
     return campaign
 
 
+def character_by_slug(*, session: Session, campaign: Campaign, slug: str) -> Character:
+    character = session.exec(
+        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
+    ).first()
+    if character is None:
+        raise NotFound(f"there is no character {slug!r} in {campaign.name}")
+    return character
+
+
 _VERSION = sa.select(col(Campaign.id), col(Campaign.content_version)).where(
     col(Campaign.slug) == sa.bindparam("slug")
 )

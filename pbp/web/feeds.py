@@ -72,7 +72,7 @@ def events_feed(slug: str):
 def blog_feed(slug: str, character: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    who = outgoing_feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    who = campaigns.character_by_slug(session=session, campaign=campaign, slug=character)
     items = outgoing_feeds.blog_entries(session=session, campaign=campaign, character=who)
     return _atom(
         who.name,
@@ -87,7 +87,7 @@ def blog_feed(slug: str, character: str):
 def notes_feed(slug: str, character: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    who = outgoing_feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    who = campaigns.character_by_slug(session=session, campaign=campaign, slug=character)
     items = outgoing_feeds.blog_notes(session=session, campaign=campaign, character=who)
     return _atom(
         f"Notes on {who.name}'s blog",

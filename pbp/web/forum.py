@@ -40,7 +40,6 @@ from pbp.services.forum.export import export_forum
 from pbp.services.forum.rolls import AFTER_THE_END, ANONYMOUS, ROLL_VISIBILITY, Viewer
 from pbp.services.forum.visibility import PostView
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import outgoing_feeds
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
 from pbp.web.access import (
     current_account,
@@ -484,7 +483,7 @@ def sheet_list(slug: str):
 def sheet(slug: str, character: str):
     campaign = _forum(slug)
     session = get_session()
-    found = outgoing_feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    found = campaigns.character_by_slug(session=session, campaign=campaign, slug=character)
     row = sheets.get_sheet(session=session, character=found)
     skills = sheets.one_skill_rows(row, found.name) if row and row.ruleset == "one" else []
     return render_template(
@@ -508,7 +507,7 @@ def _can_edit_sheet(campaign: Campaign, character) -> bool:
 def sheet_edit(slug: str, character: str):
     campaign = _forum(slug)
     session = get_session()
-    found = outgoing_feeds.character_by_slug(session=session, campaign=campaign, slug=character)
+    found = campaigns.character_by_slug(session=session, campaign=campaign, slug=character)
     row = sheets.get_sheet(session=session, character=found)
     data = dict(row.data) if row else {}
     error, status = None, 200

@@ -86,12 +86,10 @@ def character_to_invite(
     the page's select and the API's `character` both name it so."""
     if not slug:
         return None
-    found = session.exec(
-        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
-    ).first()
-    if found is None:
-        raise UserError(f"{campaign.name} has no character {slug!r}")
-    return found
+    try:
+        return campaigns.character_by_slug(session=session, campaign=campaign, slug=slug)
+    except NotFound as exc:  # a bad choice on the form: shown on it, not a missing page
+        raise UserError(f"{campaign.name} has no character {slug!r}") from exc
 
 
 def create_invite(

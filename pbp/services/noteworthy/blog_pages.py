@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from pbp.models import Blog, Campaign, Challenge, Character, Entry, Note, Turn, User
 from pbp.rules import noteworthy as nw
 from pbp.services import campaigns
-from pbp.services.noteworthy import hosted_blog, outgoing_feeds, play, turns
+from pbp.services.noteworthy import hosted_blog, play, turns
 from pbp.services.noteworthy import tally as tally_service
 
 
@@ -76,7 +76,7 @@ class CharacterPage:
 
 
 def character_page(*, session: Session, campaign: Campaign, character_slug: str) -> CharacterPage:
-    who = outgoing_feeds.character_by_slug(session=session, campaign=campaign, slug=character_slug)
+    who = campaigns.character_by_slug(session=session, campaign=campaign, slug=character_slug)
     # The list shows titles only: no bodies read for up to 100 entries.
     entries = session.exec(
         select(Entry.id, Entry.title, Entry.mood_raw, Entry.published_at)

@@ -9,7 +9,6 @@ from markupsafe import escape
 from sqlmodel import Session, col, select
 
 from pbp import links
-from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 
 LIMIT = 50
@@ -34,15 +33,6 @@ class FeedItem:
         if not self.mood:
             return self.html
         return f"<p><b>Current mood:</b> {escape(self.mood)}</p>{self.html}"
-
-
-def character_by_slug(*, session: Session, campaign: Campaign, slug: str) -> Character:
-    character = session.exec(
-        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
-    ).first()
-    if character is None:
-        raise NotFound(f"there is no character {slug!r} in {campaign.name}")
-    return character
 
 
 def _entry_item(campaign: Campaign, entry: Entry, author: Character) -> FeedItem:

@@ -36,7 +36,6 @@ from pbp.services.noteworthy import (
     cadence,
     commenters,
     dashboard,
-    outgoing_feeds,
     turns,
 )
 
@@ -395,9 +394,7 @@ def external_blog(
     """The external blog of a character of the campaign, to poll now; refused for a blog on
     pbp (there is nothing to fetch)."""
     _check(session, campaign, actor, "poll the feeds")
-    character = outgoing_feeds.character_by_slug(
-        session=session, campaign=campaign, slug=character_slug
-    )
+    character = campaigns.character_by_slug(session=session, campaign=campaign, slug=character_slug)
     blog = blog_settings.blog_of(session=session, character=character)
     if blog.kind != "external":
         raise UserError("that is not an external blog of this campaign")
