@@ -298,7 +298,7 @@ def _sheet_out(character, sheet) -> s.SheetOut:
 def get_sheet(call: Call, slug: str, character: str) -> s.SheetOut:
     """A character's sheet (empty before anyone fills it in)."""
     campaign, _ = _forum(call, slug)
-    found = sheets.character_in(session=call.session, campaign=campaign, slug=character)
+    found = campaigns.character_by_slug(session=call.session, campaign=campaign, slug=character)
     return _sheet_out(found, sheets.get_sheet(session=call.session, character=found))
 
 

@@ -20,11 +20,12 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from pbp import limits
-from pbp.errors import Forbidden, NotFound, UserError
+from pbp.errors import Forbidden, UserError
 from pbp.models import AuditLog, Campaign, Character, Membership, User
 from pbp.models.forum import Sheet
 from pbp.rules import one
 from pbp.rules.dice import NoirRoll, OneRoll, RollCommand, RollError
+from pbp.services import campaigns
 
 MAX_SHEET_CHARS = limits.SHEET_JSON
 MAX_SHEET_DEPTH = 20  # objects and lists inside each other; a real sheet needs 3 or 4
@@ -282,7 +283,7 @@ def edit_sheet(
     from pbp.services.forum.visibility import membership_of, require_forum
 
     require_forum(campaign)
-    character = character_in(session=session, campaign=campaign, slug=character_slug)
+    character = campaigns.character_by_slug(session=session, campaign=campaign, slug=character_slug)
     member = membership_of(session, campaign, actor.id)
     sheet = save_sheet(
         session=session,
@@ -294,12 +295,3 @@ def edit_sheet(
         now=now,
     )
     return character, sheet
-
-
-def character_in(*, session: Session, campaign: Campaign, slug: str) -> Character:
-    character = session.exec(
-        select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
-    ).first()
-    if character is None:
-        raise NotFound(f"there is no character {slug!r} in {campaign.name}")
-    return character
