@@ -268,6 +268,7 @@ def create_invite(call: Call, slug: str) -> s.InviteOut:
         role=body.role,
         ttl=timedelta(days=body.days),
         mail_from=current_app.config.get("MAIL_FROM"),
+        sender=mail_send.sender_for_app(current_app),
     )
     i = issued.invite
     return s.InviteOut(

@@ -16,6 +16,7 @@ from pbp.api.convert import character_out
 from pbp.api.registry import Call, operation
 from pbp.services import campaigns, invites, roster
 from pbp.services.lookups import Page
+from pbp.services.mail import send as mail_send
 from pbp.services.noteworthy import hosted_blog
 
 CHARACTER = "/campaigns/<slug>/characters/<character>"
@@ -87,6 +88,7 @@ def resend_invite(call: Call, slug: str, invite_id: int) -> s.InviteOut:
         actor=call.account,
         mail_from=current_app.config["MAIL_FROM"],
         now=call.now,
+        sender=mail_send.sender_for_app(current_app),
         **_links(),
     )
     return _invite_out(row)

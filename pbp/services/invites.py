@@ -64,8 +64,10 @@ def resend_invite(
     base_url: str,
     mail_from: str,
     now: datetime,
+    sender=None,
 ) -> OpenInvite:
     """Mail an invitation again (a second message in the outbox), under the same link.
+    With `sender` (pbp.services.mail.send.Sender) it goes out as the caller commits.
 
     Refused for an invitation that was used, belongs to another campaign or names no
     address (there is nobody to mail: copy its link instead).
@@ -95,6 +97,8 @@ def resend_invite(
         now=now,
         resend=now.isoformat(),
     )
+    if sender is not None:
+        sender.send_after_commit(session=session)
     accounts._audit(
         session=session,
         now=now,

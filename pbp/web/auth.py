@@ -34,6 +34,7 @@ from pbp.inputs.invites import InviteIn
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.accounts import signup
+from pbp.services.mail import send as mail_send
 from pbp.web import forms
 from pbp.web.access import (
     LoginUser,
@@ -235,6 +236,7 @@ def create_invite(slug: str):
                 role=invite.role,
                 ttl=timedelta(days=invite.days),
                 mail_from=current_app.config.get("MAIL_FROM"),
+                sender=mail_send.sender_for_app(current_app),
             )
         except REFUSALS as exc:
             if not shown_with_form(exc):
@@ -312,6 +314,7 @@ def reset_request():
             base_url=current_app.config["PBP_BASE_URL"],
             now=_now(),
             mail_from=current_app.config.get("MAIL_FROM"),
+            sender=mail_send.sender_for_app(current_app),
         )
         db.commit()
         return render_template("auth/reset_sent.html", email=form.email.data.strip())

@@ -11,6 +11,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 
 from pbp.errors import REFUSALS
 from pbp.services import invites, roster
+from pbp.services.mail import send as mail_send
 from pbp.services.noteworthy import blog_settings
 from pbp.web.access import login_required, signed_in_account
 from pbp.web.referee import TOKEN_PAGE_HEADERS, _campaign, now
@@ -37,6 +38,7 @@ def resend_invite(slug: str, invite_id: int):
         actor=signed_in_account(),
         mail_from=current_app.config["MAIL_FROM"],
         now=now(),
+        sender=mail_send.sender_for_app(current_app),
         **_links(),
     )
     session.commit()

@@ -24,6 +24,7 @@ from flask_login import login_user
 from pbp.db import get_session
 from pbp.errors import UserError
 from pbp.services.accounts import signup
+from pbp.services.mail import send as mail_send
 from pbp.web import forms
 from pbp.web.access import LoginUser, app_secret, current_account
 
@@ -56,6 +57,7 @@ def _links() -> dict:
         "secret_key": current_app.secret_key,
         "base_url": current_app.config["PBP_BASE_URL"],
         "mail_from": current_app.config["MAIL_FROM"],
+        "sender": mail_send.sender_for_app(current_app),  # the person waits for the mail
     }
 
 

@@ -360,6 +360,42 @@ def test_every_link_in_every_mail_opens_for_its_recipient(app, db_session, smtp)
     assert sum(checked.values()) >= lower_bound > len(EXPECTED_KINDS)
 
 
+def _statuses(session, kind: str) -> list[str]:
+    session.expire_all()  # the sender wrote them through its own session
+    rows = session.exec(select(OutboxMessage).where(OutboxMessage.kind == kind)).all()
+    return [row.status for row in rows]
+
+
+def test_the_mails_a_person_waits_for_leave_with_the_request(app, db_session, smtp):
+    """A password reset, a sign-up confirmation and an invitation are on the SMTP server
+    when the page answers: no sweep runs here (the scheduler's would come within 30 s)."""
+    rita = _person(db_session, "Rita")
+    campaign = campaigns.create_campaign(session=db_session, referee=rita, name="Mail Now")
+    db_session.commit()
+    client = app.test_client()
+
+    page = post_form(client, "/reset", {"email": rita.email})
+    assert page.status_code == 200
+    assert smtp.message_count() == 1 and _statuses(db_session, "password_reset") == ["sent"]
+
+    form = {"email": "newcomer@links.test", "display_name": "Nia"}
+    form |= {"password": "a long enough phrase", "confirm": "a long enough phrase"}
+    page = post_form(client, "/signup", form)
+    assert page.status_code == 200, page.get_data(as_text=True)
+    assert smtp.message_count() == 2 and _statuses(db_session, "signup_confirmation") == ["sent"]
+
+    referee = _login(app, rita)
+    form = {"email": "player@links.test", "role": "player", "character": "", "days": "14"}
+    page = post_form(referee, f"/c/{campaign.slug}/invites", form)
+    assert page.status_code == 200, page.get_data(as_text=True)
+    assert smtp.message_count() == 3 and _statuses(db_session, "invite") == ["sent"]
+    assert {m.recipient for m in smtp.messages} == {
+        rita.email,
+        "newcomer@links.test",
+        "player@links.test",
+    }
+
+
 def test_links_of_reads_both_parts():
     message = EmailMessage()
     message.set_content("See http://pbp.test/a. And ([look](http://pbp.test/b))\n")

@@ -105,9 +105,12 @@ def create_invite(
     role: str = "player",
     ttl: timedelta = INVITE_TTL,
     mail_from: str | None = None,
+    sender=None,
 ) -> IssuedInvite:
     """Create a single-use invite link; queue it by email when an address and
     `mail_from` are given (the link is returned either way, for the referee to copy).
+    With `sender` (pbp.services.mail.send.Sender) the mail goes out as the caller commits,
+    not at the scheduler's next sweep.
 
     The caller checks that `created_by` is the campaign's referee (pbp.web.access); the
     service re-checks so a script cannot hand out invites in someone else's game.
@@ -156,6 +159,7 @@ def create_invite(
             session=session,
             links=_Links(base_url, secret_key, mail_from),
             now=now,
+            sender=sender,
             invite=invite,
             url=url,
         )
@@ -445,8 +449,10 @@ def request_password_reset(
     base_url: str,
     now: datetime,
     mail_from: str | None = None,
+    sender=None,
 ) -> IssuedReset | None:
     """Email a reset link if the address has an account; None (and no email) if not.
+    With `sender` the mail goes out as the caller commits (see `create_invite`).
 
     The page says the same in both cases, so it does not reveal who has an account.
     The link is never shown on the page: only the mailbox's owner may see it.
@@ -462,6 +468,7 @@ def request_password_reset(
             session=session,
             links=_Links(base_url, secret_key, mail_from),
             now=now,
+            sender=sender,
             user=user,
             url=issued.url,
         )
@@ -586,7 +593,9 @@ class _Links:
     mail_from: str
 
 
-def _send(kind: str, *, session: Session, links: _Links, now: datetime, **fields) -> bool:
+def _send(
+    kind: str, *, session: Session, links: _Links, now: datetime, sender=None, **fields
+) -> bool:
     """Queue an email through pbp.services.mail.notifications' `queue_<kind>`; the one seam to
     mail.
 
@@ -609,4 +618,6 @@ def _send(kind: str, *, session: Session, links: _Links, now: datetime, **fields
         base_url=links.base_url.rstrip("/"), secret_key=links.secret_key, mail_from=links.mail_from
     )
     queue(session=session, settings=settings, now=now, **fields)
+    if sender is not None:  # a person is waiting for this mail: send it at the commit
+        sender.send_after_commit(session=session)
     return True

@@ -50,8 +50,11 @@ def sign_up(
     base_url: str,
     now: datetime,
     mail_from: str,
+    sender=None,
 ) -> IssuedConfirmation:
     """Make an account that waits for its address to be confirmed, and mail the link.
+    With `sender` (pbp.services.mail.send.Sender) the mail goes out as the caller commits:
+    the person is waiting for it.
 
     The same password policy as every other way in; an address that has an account is
     refused (log in, or reset its password), never overwritten: replacing a waiting
@@ -80,6 +83,7 @@ def sign_up(
         base_url=base_url,
         now=now,
         mail_from=mail_from,
+        sender=sender,
     )
 
 
@@ -91,6 +95,7 @@ def resend_confirmation(
     base_url: str,
     now: datetime,
     mail_from: str,
+    sender=None,
 ) -> IssuedConfirmation | None:
     """A fresh link for an account still waiting; None (and no mail) for any other
     address, so the page says the same whoever asks."""
@@ -104,6 +109,7 @@ def resend_confirmation(
         base_url=base_url,
         now=now,
         mail_from=mail_from,
+        sender=sender,
     )
 
 
@@ -148,6 +154,7 @@ def _mail_link(
     base_url: str,
     now: datetime,
     mail_from: str,
+    sender=None,
 ) -> IssuedConfirmation:
     expires_at = now + CONFIRM_TTL
     # The issue time makes each re-send a new link (and a new mail in the outbox).
@@ -158,6 +165,8 @@ def _mail_link(
     notifications.queue_signup_confirmation(
         session=session, settings=settings, user=user, url=url, now=now
     )
+    if sender is not None:
+        sender.send_after_commit(session=session)
     return IssuedConfirmation(user=user, url=url, expires_at=expires_at)
 
 
