@@ -170,6 +170,12 @@ def ignore(facts: NoteFacts, reason: IgnoreReason, why: str) -> IgnoredNote:
 Deadline = tuple[datetime | None, str]
 
 
+def _published_after(published: datetime, limit: datetime, what: str) -> str:
+    """Why a late note does not count (``_late_words`` gives the same words, faster)."""
+    when_published, closed = when_compared(published, limit)
+    return f"Published {when_published}, after {what} at {closed}."
+
+
 def lateness(facts: NoteFacts, deadline: Deadline) -> tuple[IgnoredNote | None, Flag | None]:
     """Noteworthy: "After a turn ends, no PC may post notes on entries from past turns."
 
@@ -181,9 +187,7 @@ def lateness(facts: NoteFacts, deadline: Deadline) -> tuple[IgnoredNote | None, 
     if limit is None or facts.ruled_count is True:
         return None, None
     if note.published > limit:
-        published, closed = when_compared(note.published, limit)
-        why = f"Published {published}, after {what} at {closed}."
-        return ignore(facts, IgnoreReason.LATE, why), None
+        return ignore(facts, IgnoreReason.LATE, _published_after(note.published, limit, what)), None
     return None, backdated(note, deadline)
 
 
@@ -321,8 +325,8 @@ def _skip_text(
         why = f"{ctx.name(author)} joined after the turn opened; they take no position in it."
     elif reason is IgnoreReason.LATE:
         limit, what = deadline
-        published, closed = when_compared(note.published, limit)
-        why = f"Published {published}, after {what} at {closed}."
+        assert limit is not None  # a note is late only against a deadline
+        why = _published_after(note.published, limit, what)
     elif reason is IgnoreReason.BEFORE_CHALLENGE:
         assert made_at is not None  # only a challenge made by an edit has notes before it
         why = _written_before(note.published, made_at)
@@ -393,7 +397,7 @@ def _written_before(published: datetime, made_at: datetime) -> str:
 def _late_words(limit: datetime, what: str) -> Callable[[datetime], str]:
     """``_skip_text``'s words for a late note, with the deadline's half of them worked out
     once per challenge: a busy turn can have hundreds of late notes. The same words as
-    ``when_compared(published, limit)`` gives: with seconds when both fall in one minute."""
+    ``_published_after`` gives: with seconds when both fall in one minute."""
     limit_minute = limit.replace(second=0, microsecond=0)
     next_minute = limit_minute + timedelta(minutes=1)
     closed = when(limit)
