@@ -12,6 +12,7 @@ import pytest
 from pbp import migrate
 from pbp.db import make_engine
 from pbp.services.noteworthy import polling
+from tests.feedserver import FeedServer
 from tests.helpers import create_scratch_postgres, make_test_app, session_on
 
 DB_FIXTURES = {"engine", "connection", "db_session", "app", "client", "runner", "database_url"}
@@ -102,3 +103,10 @@ def client(app):
 @pytest.fixture
 def runner(app):
     return app.test_cli_runner()
+
+
+@pytest.fixture
+def server():
+    """A feed server on loopback, for the tests that poll real HTTP."""
+    with FeedServer() as srv:
+        yield srv

@@ -35,7 +35,6 @@ from pbp.models import (
 )
 from pbp.services import campaigns, roster
 from pbp.services.noteworthy import blog_settings, dashboard, polling, websub
-from tests.feedserver import FeedServer
 from tests.websubhub import Subscription, WebSubHub
 
 pytestmark = pytest.mark.db
@@ -80,12 +79,6 @@ def fetcher():
 def hub():
     with WebSubHub(max_lease_seconds=600) as h:
         yield h
-
-
-@pytest.fixture
-def server():
-    with FeedServer() as srv:
-        yield srv
 
 
 def atom(base: str, entries: list[str], hub: str | None, self_url: str | None = None) -> bytes:

@@ -104,12 +104,6 @@ class Blogger:
 
 
 @pytest.fixture
-def server():
-    with FeedServer("127.0.0.1") as srv:
-        yield srv
-
-
-@pytest.fixture
 def played(engine, database_url, tmp_path, server):
     """The committed campaign, its app (the real database, no test transaction) and the
     people; deleted afterwards."""

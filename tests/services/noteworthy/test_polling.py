@@ -28,12 +28,6 @@ def fixture(name: str, base: str) -> bytes:
 
 
 @pytest.fixture
-def server():
-    with FeedServer("127.0.0.1") as srv:
-        yield srv
-
-
-@pytest.fixture
 def game(engine, server):
     """A committed campaign whose Colonel Marsh blogs on the loopback server."""
     # Committed rows outlive the test: a name of its own each time (id(server) can repeat

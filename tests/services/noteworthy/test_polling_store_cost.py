@@ -16,15 +16,8 @@ from pbp.models import Blog, Campaign, Entry, Turn
 from pbp.services import campaigns
 from pbp.services.noteworthy import polling
 from tests.bench.test_bench_poll import rss
-from tests.feedserver import FeedServer
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def server():
-    with FeedServer("127.0.0.1") as srv:
-        yield srv
 
 
 @pytest.fixture
