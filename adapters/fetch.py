@@ -483,12 +483,16 @@ class Fetcher:
         self, base: FetchResult, doc: Document, unconditional: bool, interval: timedelta
     ) -> FetchResult:
         now = base.fetched_at
-        base = replace(base, moved_to=doc.moved_to, final_url=doc.final_url, http_status=doc.status)
-        retry_after = schedule.parse_retry_after(doc.headers.get("retry-after"), now)
-        if doc.status == 304 or 200 <= doc.status < 300:
+        answer: dict[str, Any] = {
+            "moved_to": doc.moved_to,
+            "final_url": doc.final_url,
+            "http_status": doc.status,
+        }
+        if doc.status == 304 or (200 <= doc.status < 300 and doc.body.strip()):
+            # One copy of `base` for a success (not one per field group): a poll pass
+            # classifies thousands of answers, most of them 304s.
             max_age = schedule.parse_max_age(doc.headers.get("cache-control"))
-            success = replace(
-                base,
+            answer.update(
                 failure_count=0,
                 next_poll_at=schedule.next_poll_at(now, interval=interval, min_interval=max_age),
                 last_unconditional_at=now if unconditional else base.last_unconditional_at,
@@ -496,23 +500,26 @@ class Fetcher:
             )
             if doc.status == 304:
                 return replace(
-                    success,
+                    base,
                     status=FetchStatus.NOT_MODIFIED,
                     etag=doc.headers.get("etag") or base.etag,
                     last_modified=doc.headers.get("last-modified") or base.last_modified,
+                    **answer,
                 )
-            if not doc.body.strip():
-                error = FeedError("The feed address returned an empty response.", url=base.url)
-                return self._failure(base, FetchStatus.FAILED, error, interval)
             digest = content_hash(doc.body)
-            validators: dict[str, Any] = {
-                "etag": doc.headers.get("etag"),
-                "last_modified": doc.headers.get("last-modified"),
-                "content_hash": digest,
-            }
+            answer.update(
+                etag=doc.headers.get("etag"),
+                last_modified=doc.headers.get("last-modified"),
+                content_hash=digest,
+            )
             if digest == base.content_hash:
-                return replace(success, status=FetchStatus.UNCHANGED, **validators)
-            return replace(success, status=FetchStatus.OK, body=doc.body, **validators)
+                return replace(base, status=FetchStatus.UNCHANGED, **answer)
+            return replace(base, status=FetchStatus.OK, body=doc.body, **answer)
+        base = replace(base, **answer)
+        retry_after = schedule.parse_retry_after(doc.headers.get("retry-after"), now)
+        if 200 <= doc.status < 300:
+            error = FeedError("The feed address returned an empty response.", url=base.url)
+            return self._failure(base, FetchStatus.FAILED, error, interval)
         if doc.status == 410:
             error = HTTPStatusError(
                 "The feed is gone (HTTP 410): the blog was deleted or moved without a redirect.",

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import socket
 import ssl
@@ -128,6 +129,25 @@ async def _abort_when_cancelled(response: aiohttp.ClientResponse) -> AsyncIterat
         if connection is not None and connection.transport is not None:
             connection.transport.abort()
         raise
+
+
+@functools.lru_cache(maxsize=65_536)
+def _host_of(url: str) -> tuple[str, int, bool]:
+    """(host, port, numeric) of a URL, where `numeric` says the host is an address in a
+    legacy numeric form (2130706433, 0x7f.1): aiohttp refuses it as an invalid URL, so the
+    caller names the address it means, as the synchronous fetcher does. Kept per URL: it is
+    pure, and a pass asks it for the same feed URLs every time."""
+    _, host, port = split_url(url)
+    try:
+        ipaddress.ip_address(host)
+        return host, port, False  # an address as written: the socket factory checks it
+    except ValueError:
+        pass
+    try:
+        socket.inet_aton(host)
+    except OSError:
+        return host, port, False  # a name: the resolver checks it
+    return host, port, True
 
 
 class AsyncFetcher:
@@ -230,8 +250,9 @@ class AsyncFetcher:
         moved_to: str | None = None
         all_permanent = True
         for _ in range(self.fetcher.max_redirects + 1):
-            _, host, port = split_url(current)  # addresses are checked when connecting
-            self._check_numeric(host, port)
+            host, port, numeric = _host_of(current)  # addresses are checked when connecting
+            if numeric:
+                checked_addresses(host, port, self.fetcher.policy)  # no lookup: a number
             async with self._host_slot(host):
                 try:
                     async with (
@@ -261,20 +282,6 @@ class AsyncFetcher:
         raise RedirectError(
             f"The feed address redirects more than {self.fetcher.max_redirects} times."
         )
-
-    def _check_numeric(self, host: str, port: int) -> None:
-        """An address in a legacy numeric form (2130706433, 0x7f.1): aiohttp refuses it as
-        an invalid URL; name the address it means, as the synchronous fetcher does."""
-        try:
-            ipaddress.ip_address(host)
-            return  # an address as written: the socket factory checks it
-        except ValueError:
-            pass
-        try:
-            socket.inet_aton(host)
-        except OSError:
-            return  # a name: the resolver checks it
-        checked_addresses(host, port, self.fetcher.policy)  # no lookup: a number
 
     def _error(self, url: str, exc: aiohttp.ClientError) -> FeedError:
         """The FeedError for what aiohttp raised: the synchronous fetcher's messages."""

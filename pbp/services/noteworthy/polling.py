@@ -252,14 +252,31 @@ def _interval(deadline: datetime | None, now: datetime, pushed_until=None) -> ti
 def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
     """Everything the fetches of these blogs need, in three queries for the whole batch."""
     with Session(engine) as session:
-        rows = session.exec(
-            select(Blog, Character.campaign_id)
-            .join(Character, col(Character.id) == Blog.character_id)
-            .where(col(Blog.id).in_(blog_ids))
-        ).all()
+        # Columns, not Blog objects: building thousands of ORM instances was the costliest
+        # part of loading a pass's feeds.
+        rows = (
+            session.connection()
+            .execute(
+                sa.select(
+                    col(Blog.id),
+                    col(Blog.feed_url),
+                    col(Blog.etag),
+                    col(Blog.last_modified),
+                    col(Blog.content_hash),
+                    col(Blog.last_unconditional_at),
+                    col(Blog.failure_count),
+                    col(Blog.last_success_at),
+                    col(Blog.adapter_kind),
+                    col(Character.campaign_id),
+                )
+                .join(Character, col(Character.id) == Blog.character_id)
+                .where(col(Blog.id).in_(blog_ids))
+            )
+            .all()
+        )
         deadlines: dict[int, datetime | None] = {}
         open_turns = select(Turn.campaign_id, Turn.deadline).where(
-            col(Turn.campaign_id).in_({campaign_id for _, campaign_id in rows}),
+            col(Turn.campaign_id).in_({row.campaign_id for row in rows}),
             Turn.status == "open",
         )
         for campaign_id, deadline in session.exec(open_turns):
@@ -267,24 +284,35 @@ def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
         pushed, hubs = websub.for_polling(session=session, blog_ids=blog_ids)
     return [
         _Job(
-            blog_id=blog.id,
+            blog_id=blog_id,
             campaign_id=campaign_id,
-            feed_url=blog.feed_url,
+            feed_url=feed_url,
             state=FeedState(
-                url=blog.feed_url,
-                etag=blog.etag,
-                last_modified=blog.last_modified,
-                content_hash=blog.content_hash,
-                last_unconditional_at=blog.last_unconditional_at,
-                failure_count=blog.failure_count,
+                url=feed_url,
+                etag=etag,
+                last_modified=last_modified,
+                content_hash=content_hash,
+                last_unconditional_at=last_unconditional_at,
+                failure_count=failure_count,
             ),
-            first_poll=blog.last_success_at is None,
-            kind=blog.adapter_kind,
+            first_poll=last_success_at is None,
+            kind=kind,
             deadline=deadlines.get(campaign_id),
-            pushed_until=pushed.get(blog.id),
-            hubs=hubs.get(blog.id, frozenset()),
+            pushed_until=pushed.get(blog_id),
+            hubs=hubs.get(blog_id, frozenset()),
         )
-        for blog, campaign_id in rows
+        for (
+            blog_id,
+            feed_url,
+            etag,
+            last_modified,
+            content_hash,
+            last_unconditional_at,
+            failure_count,
+            last_success_at,
+            kind,
+            campaign_id,
+        ) in rows
     ]
 
 
