@@ -60,8 +60,18 @@ def known_campaign(session: Session, *, character_id: int, campaign_id: int) -> 
     """Tell the bookkeeping a character's campaign, known to the caller (the poller read it
     with the blog), so the flushes of its rows need no query to find it. Kept until the
     end of the session's outermost transaction."""
-    session.info.setdefault(_KNOWN, {})[CharacterRow, character_id] = campaign_id
-    _owners(session)[CharacterRow, character_id] = campaign_id
+    _know(session, {(CharacterRow, character_id): campaign_id})
+
+
+def known_turns(session: Session, *, campaign_id: int, turn_ids: list[int]) -> None:
+    """The same for turns the caller read as columns (pbp.services.noteworthy.ingest), so
+    the entries it places in them need no query to find their campaign."""
+    _know(session, {(Turn, turn_id): campaign_id for turn_id in turn_ids})
+
+
+def _know(session: Session, owners: dict) -> None:
+    session.info.setdefault(_KNOWN, {}).update(owners)
+    _owners(session).update(owners)
 
 
 def _owners(session: Session) -> dict:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from sqlmodel import Session, col, select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
 from adapters.sanitize import clean_html, clean_text
+from pbp import content_version
 from pbp.markup import plain_text
 from pbp.models import Blog, Entry, EntryRevision, Note, Turn
 from pbp.rules.noteworthy import normalize_mood, read_stance
@@ -59,13 +61,28 @@ def content_hash(*parts: str | None) -> str:
     return hashlib.sha256("\x1f".join(p or "" for p in parts).encode()).hexdigest()
 
 
-def turns_of(*, session: Session, campaign_id: int) -> list[Turn]:
-    return list(
-        session.exec(select(Turn).where(Turn.campaign_id == campaign_id).order_by(col(Turn.number)))
+class TurnSpan(NamedTuple):
+    """When a turn was open: what placing an entry in its turn needs of the turn's row."""
+
+    id: int
+    opened_at: datetime
+    closed_at: datetime | None
+
+
+def turns_of(*, session: Session, campaign_id: int) -> list[TurnSpan]:
+    rows = session.exec(
+        select(Turn.id, Turn.opened_at, Turn.closed_at)
+        .where(Turn.campaign_id == campaign_id)
+        .order_by(col(Turn.number))
     )
+    turns = [TurnSpan(*row) for row in rows]
+    content_version.known_turns(
+        session, campaign_id=campaign_id, turn_ids=[turn.id for turn in turns]
+    )
+    return turns
 
 
-def turn_at(turns: list[Turn], moment: datetime) -> Turn | None:
+def turn_at(turns: list[TurnSpan], moment: datetime) -> TurnSpan | None:
     """The turn open at `moment` (Noteworthy: an entry belongs to the turn it was posted in)."""
     for turn in reversed(turns):
         if turn.opened_at <= moment and (turn.closed_at is None or moment < turn.closed_at):
@@ -84,7 +101,7 @@ def dating(published: datetime | None, now: datetime) -> tuple[datetime, list[st
 
 
 def place_in_turn(
-    turns: list[Turn], published: datetime, now: datetime
+    turns: list[TurnSpan], published: datetime, now: datetime
 ) -> tuple[int | None, list[str]]:
     turn = turn_at(turns, published)
     if turn is None:
@@ -94,26 +111,51 @@ def place_in_turn(
     return turn.id, []
 
 
+class Known(NamedTuple):
+    """A stored entry as a feed item is matched against it: its id and content digest."""
+
+    id: int
+    content_hash: str
+
+
 class EntryIndex:
-    """A blog's entries by identity and by URL, loaded once per feed."""
+    """A blog's entries by identity and by URL, loaded once per feed: ids and digests only.
+    A weeks-long game's blog holds dozens of long entries and a changed feed usually brings
+    one new one, so an entry's row is read only when it changes (`row`)."""
 
     def __init__(self, session: Session, blog: Blog):
-        self.by_source: dict[str, Entry] = {}
-        self.by_url: dict[str, Entry] = {}
-        for entry in session.exec(select(Entry).where(Entry.blog_id == blog.id)):
-            self.remember(entry)
+        self.session = session
+        self.by_source: dict[str, Known] = {}
+        self.by_url: dict[str, Known] = {}
+        self.rows: dict[int, Entry] = {}
+        columns = select(Entry.id, Entry.source_id, Entry.url, Entry.content_hash)
+        for entry_id, source_id, url, digest in session.exec(
+            columns.where(Entry.blog_id == blog.id)
+        ):
+            self._index(Known(entry_id, digest), source_id, url)
+
+    def _index(self, known: Known, source_id: str, url: str | None) -> None:
+        self.by_source[source_id] = known
+        url = normalize_identifier(url)
+        if url:
+            self.by_url[url] = known
 
     def remember(self, entry: Entry) -> None:
-        self.by_source[entry.source_id] = entry
-        url = normalize_identifier(entry.url)
-        if url:
-            self.by_url[url] = entry
+        """A row this feed added or changed."""
+        assert entry.id is not None  # flushed
+        self.rows[entry.id] = entry
+        self._index(Known(entry.id, entry.content_hash), entry.source_id, entry.url)
 
-    def find(self, identity: str, url: str | None) -> Entry | None:
+    def row(self, known: Known) -> Entry:
+        entry = self.rows.get(known.id) or self.session.get(Entry, known.id)
+        assert entry is not None  # indexed in this transaction
+        return entry
+
+    def find(self, identity: str, url: str | None) -> Known | None:
         # A guid that appears or vanishes between fetches must not duplicate the entry.
         return self.by_source.get(identity) or (self.by_url.get(url) if url else None)
 
-    def parent_of(self, note: FeedNote) -> Entry | None:
+    def parent_of(self, note: FeedNote) -> Known | None:
         if note.normalized_parent_id:
             entry = self.by_source.get("guid:" + note.normalized_parent_id) or self.by_url.get(
                 note.normalized_parent_id
@@ -143,7 +185,7 @@ def upsert_entry(
     session: Session,
     blog: Blog,
     item: FeedEntry,
-    turns: list[Turn],
+    turns: list[TurnSpan],
     index: EntryIndex,
     now: datetime,
 ) -> str:
@@ -157,16 +199,18 @@ def upsert_entry(
     body = clean_html(item.body_html)
     mood_raw = clean_text(item.raw_mood)[:200] or None
     digest = content_hash(title, body, mood_raw)
-    entry = index.find(item.identity_key, item.normalized_url)
-    if entry is not None:
-        if entry.content_hash == digest:
+    known = index.find(item.identity_key, item.normalized_url)
+    if known is not None:
+        if known.content_hash == digest:
             return "same"
+        entry = index.row(known)
         entry.title, entry.body_html, entry.content_hash = title, body, digest
         entry.mood_raw, entry.mood = mood_raw, normalize_mood(mood_raw)
         entry.updated_at = item.updated or now
         session.add(entry)
         session.flush()
         session.add(_revision(entry, now))
+        index.remember(entry)
         return "changed"
     published, flags = dating(item.published, now)
     turn_id, turn_flags = place_in_turn(turns, published, now)
@@ -224,7 +268,7 @@ def note_dating(published: datetime | None, now: datetime) -> tuple[datetime, li
 
 
 def upsert_note(
-    *, session: Session, entry: Entry, item: FeedNote, author_id: int | None, now: datetime
+    *, session: Session, entry: Entry | Known, item: FeedNote, author_id: int | None, now: datetime
 ) -> str:
     """Insert or update one note; the stance is read when the note arrives (or changes)."""
     identity = item.identity_key[:1000]
@@ -267,7 +311,9 @@ def ingest_parsed(
     index = EntryIndex(session, blog)
     arrived: list[tuple[int, str]] = []  # new notes: (entry id, source id)
     if parsed.entries:
-        turns = turns_of(session=session, campaign_id=campaign_id)
+        # The turns place new entries only: an unchanged feed page has none.
+        new = any(index.find(i.identity_key, i.normalized_url) is None for i in parsed.entries)
+        turns = turns_of(session=session, campaign_id=campaign_id) if new else []
         seen: set[str] = set()
         for item in parsed.entries:
             if item.identity_key in seen:
@@ -282,7 +328,9 @@ def ingest_parsed(
             report.new_entries += outcome == "new"
             report.changed_entries += outcome == "changed"
             if outcome != "same":
-                report.stored_entries.append(index.find(item.identity_key, item.normalized_url))
+                known = index.find(item.identity_key, item.normalized_url)
+                assert known is not None  # just stored
+                report.stored_entries.append(index.row(known))
     if parsed.notes:
         authors = AuthorMap(session, campaign_id)
         for item in parsed.notes:

@@ -80,3 +80,21 @@ def test_storing_one_changed_feed_reads_little(engine, server, blog, fetcher):
     assert not [s for s in selects if "FROM character" in s], listing  # campaign known
     assert sum("FROM websub_subscription" in s for s in selects) == 1, listing
     assert sum("FROM blog" in s for s in selects) == 2, listing
+    # The stored entries are matched by id and digest: no entry's body is read.
+    assert not [s for s in selects if "body_html" in s], listing
+
+
+def test_a_changed_feed_with_no_new_entry_reads_no_turns(engine, server, blog, fetcher):
+    """The feed's bytes changed but not its entries: nothing is placed in a turn, so the
+    campaign's turns are not read."""
+    _serve(server, 3, '"v1"')
+    polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=NOW)
+    body = rss(0, server.base_url, 3).replace(b"The journal of", b"The diary of")
+    server.add("/feed.xml", body=body, etag='"v2"', content_type="application/rss+xml")
+    later = NOW + timedelta(hours=1)
+    with statements(engine) as seen:
+        outcome = polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=later)
+    assert outcome.status == "ok" and outcome.report.new_entries == 0
+    assert outcome.parsed_documents == 1  # parsed: the bytes changed
+    selects = [s for s in seen if s.upper().startswith("SELECT")]
+    assert not [s for s in selects if "FROM turn WHERE turn.campaign_id = " in s], selects
