@@ -36,6 +36,9 @@ CONTENT_ENDPOINTS = frozenset(
         "auth.create_invite",
     }
 )
+# GETs that anyone may send and that each cost a database read: a hub's WebSub
+# verification of intent (pbp.web.websub).
+LIMITED_READS = frozenset({"websub.verify"})
 CONTENT_OPERATIONS = frozenset(
     {
         "write_entry",
@@ -69,8 +72,13 @@ def init_app(app: Flask) -> Limiter:
         # A moving window: no double burst across a window's edge (fixed windows allow it).
         strategy="moving-window",
     )
-    # Every limit is on a POST: reads skip the limiter's per-request bookkeeping.
-    limiter.request_filter(lambda: request.method in ("GET", "HEAD", "OPTIONS"))
+    # Limits are on POSTs, and on the reads in LIMITED_READS; other reads skip the
+    # limiter's per-request bookkeeping.
+    limiter.request_filter(
+        lambda: (
+            request.method in ("GET", "HEAD", "OPTIONS") and request.endpoint not in LIMITED_READS
+        )
+    )
     app.extensions["pbp_limiter"] = limiter
     app.before_request(_limit_content_pages)
     return limiter

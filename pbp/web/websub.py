@@ -10,8 +10,9 @@ too; pbp's secrets are 256 random bits, so guessing is hopeless and the 4xx tell
 misconfigured hub what is wrong). A delivery that is signed but unusable (the
 subscription was cancelled, the body is no feed) is acknowledged with 202 and ignored: the
 hub cannot do better by sending it again. One that raced a poll storing the same entry on
-PostgreSQL gets 503, and the hub sends it again. POSTs are rate limited per client address
-(`PBP_WEBSUB_LIMIT`) and capped in size like every request (pbp.request_size).
+PostgreSQL gets 503, and the hub sends it again. Verifications and deliveries are each rate
+limited per client address (`PBP_WEBSUB_LIMIT`), and capped in size like every request
+(pbp.request_size).
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     csrf.exempt(deliver)
     limiter = app.extensions["pbp_limiter"]  # made by pbp.rate_limits
-    limit = limiter.limit(app.config.get("PBP_WEBSUB_LIMIT", WEBSUB_LIMIT), methods=["POST"])
-    app.view_functions["websub.deliver"] = limit(app.view_functions["websub.deliver"])
+    limit = limiter.limit(app.config.get("PBP_WEBSUB_LIMIT", WEBSUB_LIMIT))
+    for endpoint in ("websub.verify", "websub.deliver"):  # each reads the database
+        app.view_functions[endpoint] = limit(app.view_functions[endpoint])
 
 
 def _now():

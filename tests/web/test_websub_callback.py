@@ -25,6 +25,16 @@ def test_deliveries_are_rate_limited(engine, connection, database_url, tmp_path)
     assert statuses == [404, 404, 429]
 
 
+def test_verifications_are_rate_limited(engine, connection, database_url, tmp_path):
+    """Anyone can send the verification GET; each one reads the database."""
+    app = make_test_app(
+        engine, connection, database_url, tmp_path / "i", PBP_WEBSUB_LIMIT="2 per minute"
+    )
+    client = app.test_client()
+    query = "/websub/999999?hub.mode=subscribe&hub.challenge=x"
+    assert [client.get(query).status_code for _ in range(3)] == [404, 404, 429]
+
+
 def test_a_delivery_over_the_size_cap_is_refused(engine, connection, database_url, tmp_path):
     app = make_test_app(engine, connection, database_url, tmp_path / "i", MAX_CONTENT_LENGTH=1000)
     answer = app.test_client().post("/websub/1", data=b"x" * 2000)
