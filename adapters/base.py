@@ -8,6 +8,7 @@ Dates are timezone-aware UTC or ``None``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,8 +19,12 @@ from urllib.parse import urlsplit, urlunsplit
 Parsed = Any
 
 
+@functools.lru_cache(maxsize=16_384)
 def normalize_identifier(value: str | None) -> str | None:
     """Canonical form of a guid or URL, so ``http``/``https`` flips match the same entry.
+
+    Kept per value: it is pure, and storing one feed asks it dozens of times for the same
+    few ids (every entry's ``identity_key`` and ``normalized_url`` are computed on use).
 
     rss2email-style identity: a blog that moves to https re-publishes every guid with the new
     scheme; treating them as new entries would duplicate the whole blog. Scheme and host are
