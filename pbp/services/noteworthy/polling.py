@@ -588,6 +588,10 @@ def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, m
         )
         if result is not None:
             _record_poll(session, blog, result, now, outcome, campaign_id)
+            # Released with the poll record, so one UPDATE writes both (the ingest's first
+            # query flushes it); nobody sees the release before the commit anyway. A push
+            # must not release a poll's claim.
+            blog.lease_owner, blog.lease_until = None, None
             if documents and not documents[0].is_comment_feed:
                 websub.note_hub(
                     session=session, blog=blog, parsed=documents[0], headers=result.headers,
@@ -611,8 +615,6 @@ def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, m
             _queue_play_mail(session, mail, outcome.report, now)
         # The rows were only needed for the mail; a pass's outcomes must not hold them.
         outcome.report.stored_entries, outcome.report.arrived_notes = [], []
-        if result is not None:  # a push must not release a poll's claim
-            blog.lease_owner, blog.lease_until = None, None
         session.add(blog)
         session.commit()
 

@@ -98,3 +98,26 @@ def test_a_changed_feed_with_no_new_entry_reads_no_turns(engine, server, blog, f
     assert outcome.parsed_documents == 1  # parsed: the bytes changed
     selects = [s for s in seen if s.upper().startswith("SELECT")]
     assert not [s for s in selects if "FROM turn WHERE turn.campaign_id = " in s], selects
+
+
+def test_the_poll_record_and_the_lease_release_are_one_update(engine, server, blog, fetcher):
+    """A claimed feed that changed: its poll record and the release of its claim are
+    written by one UPDATE of the blog row, not two."""
+    _serve(server, 3, '"v1"')
+    polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=NOW)
+    _serve(server, 4, '"v2"')
+    later = NOW + timedelta(hours=1)
+    with Session(engine) as session:
+        row = session.get(Blog, blog.id)
+        row.lease_owner, row.lease_until = "worker-1", later + timedelta(minutes=5)
+        session.add(row)
+        session.commit()
+    with statements(engine) as seen:
+        outcome = polling.poll_blog(engine=engine, blog_id=blog.id, fetcher=fetcher, now=later)
+    assert outcome.status == "ok" and outcome.report.new_entries == 1
+    updates = [s for s in seen if s.upper().startswith("UPDATE BLOG")]
+    assert len(updates) == 1, updates
+    with Session(engine) as session:
+        row = session.get(Blog, blog.id)
+        assert (row.lease_owner, row.lease_until) == (None, None)
+        assert row.etag == '"v2"'
