@@ -17,13 +17,14 @@ from sqlmodel import select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from pbp.errors import Conflict
-from pbp.models import Blog, Membership, Note, Turn, User
+from pbp.models import Blog, Membership, Note, OutboxMessage, Turn, User
 from pbp.services import audit_log
 from pbp.services.accounts import logins as accounts
-from pbp.services.noteworthy import commenters, dashboard, ingest, tally
+from pbp.services.noteworthy import commenters, dashboard, ingest, polling, tally
 from tests.api import conftest as api_fixtures
 from tests.factories import make_campaign, make_characters
 from tests.helpers import PASSWORD
+from tests.services.mail.test_outbox import SETTINGS
 from tests.web import conftest as web_fixtures
 
 auth = web_fixtures.auth  # the web tests' login helper, shared rather than copied
@@ -333,3 +334,22 @@ def test_a_note_dated_well_after_it_was_first_seen_is_read_then_and_flagged(db_s
     assert first.published_at == first.first_seen_at == SEEN
     assert any("first seen" in flag for flag in first.flags)
     assert second.published_at == SEEN + timedelta(minutes=4) and second.flags == []
+
+
+def test_the_player_a_note_is_credited_to_hears_of_it(db_session, game):
+    """Ada owns the blog, so she can type Bram's declared profile address into a comment
+    there: the note counts as Bram's, and the poller's mail tells Bram, with how pbp read
+    it, so he can ask the referee to rule its author."""
+    campaign, chars, blog, _ = game
+    bram = chars["Bram"]
+    commenters.declare(
+        session=db_session, character=bram, uris=[BRAM_PROFILE], now=SEEN, actor=None
+    )
+    forged = comment(name="Bram", uri=BRAM_PROFILE, body="<p>Support. Cleo must go.</p>")
+    report = read(db_session, campaign, blog, notes=(forged,))
+    assert stored(db_session).author_character_id == bram.id
+    polling._queue_play_mail(db_session, SETTINGS, report, SEEN)
+    (mail,) = db_session.exec(select(OutboxMessage).where(OutboxMessage.kind == "credited"))
+    assert mail.recipient == db_session.get(User, bram.user_id).email
+    assert "On Ada's entry" in mail.body_text
+    assert "read as support: Support. Cleo must go." in mail.body_text

@@ -278,6 +278,71 @@ def queue_note_notification(
     return queue(session=session, settings=settings, letter=letter, now=now)
 
 
+# How a note's stored stance reads in the mail that tells its author (queue_credited_notes).
+READ_AS = {
+    "support": "support",
+    "oppose": "opposition",
+    "ambiguous": "both ways: the referee will rule",
+    "none": "no position",
+}
+
+
+def queue_credited_notes(
+    *,
+    session: Session,
+    settings: MailSettings,
+    character_id: int,
+    notes: list[tuple[Note, Entry, Character]],
+    now: datetime,
+) -> OutboxMessage | None:
+    """Tell a player which notes read from other blogs now count as their character's,
+    and how each was read: (note, the entry it is on, that entry's character).
+
+    A note on someone else's blog is credited by its commenter's profile address, and that
+    blog's owner can edit what its comments say (a self-hosted WordPress lets them type
+    any address): the player whose name a note carries is the one who can tell it is not
+    theirs, and the referee can then rule its author. It also confirms what pbp read.
+    Keyed by the character and the first note: a note is new only once."""
+    owner = _owner(session, character_id)
+    if owner is None or not notes:
+        return None
+    character, user, membership = owner
+    if not wants(membership, "notes_as_mine"):
+        return None
+    campaign = session.get(Campaign, character.campaign_id)
+    assert campaign is not None  # the character's foreign key
+    items = []
+    for note, entry, on in sorted(notes, key=lambda found: found[0].id):
+        text = " ".join(plain_text(note.body_html or "").split())
+        if len(text) > NOTE_EXCERPT:
+            text = text[: NOTE_EXCERPT - 1] + "…"
+        items.append(
+            {
+                "on": on.name,
+                "title": entry.title,
+                "read_as": READ_AS.get(note.stance, note.stance),
+                "text": text,
+                "page": entry_url(settings, campaign, on, entry),
+            }
+        )
+    subject = (
+        f"Your note on {items[0]['on']}'s entry counts as {character.name}'s"
+        if len(items) == 1
+        else f"{len(items)} notes count as {character.name}'s"
+    )
+    letter = Letter(
+        kind="credited",
+        template="credited",
+        dedupe_key=f"credited:{character.id}:{min(n.id for n, _, _ in notes)}",
+        to=user,
+        campaign=campaign,
+        membership=membership,
+        subject=subject,
+        context={"character": character, "notes": items},
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
 def queue_challenge_notification(
     *,
     session: Session,

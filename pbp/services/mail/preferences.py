@@ -18,6 +18,7 @@ PREFERENCES = {
     "events": True,
     "digest": False,
     "notes_on_mine": True,
+    "notes_as_mine": True,
     "challenges": True,
     "forum": True,
 }
@@ -26,6 +27,7 @@ PREFERENCE_LABELS = {
     "events": "new events and turn news",
     "digest": "the daily digest of new entries and notes",
     "notes_on_mine": "notes on your entries",
+    "notes_as_mine": "notes read from other blogs as yours, with how pbp read them",
     "challenges": "challenges against your character",
 }
 # Message kind -> the preference that governs it; kinds not listed are always sent
@@ -36,6 +38,7 @@ PREFERENCE_OF = {
     "final": "events",
     "digest": "digest",
     "note": "notes_on_mine",
+    "credited": "notes_as_mine",
     "challenge": "challenges",
 }
 

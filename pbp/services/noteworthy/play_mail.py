@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from pbp.models import Campaign, Entry, Note, OutboxMessage, Turn
+from pbp.models import Campaign, Character, Entry, Note, OutboxMessage, Turn
 from pbp.rules import noteworthy as nw
 from pbp.services.mail import notifications
 from pbp.services.mail.settings import MailSettings
@@ -41,6 +41,38 @@ def notes_arrived(
         row = notifications.queue_note_notification(
             session=session, settings=mail, entry=entry, notes=by_entry[entry.id], now=now
         )
+        queued += [row] if row is not None else []
+    return queued
+
+
+def notes_credited(
+    *, session: Session, mail: MailSettings, notes: Iterable[Note], now: datetime
+) -> list[OutboxMessage]:
+    """One message per character for the notes read from a feed that just arrived in their
+    name on another character's entry of the game (pbp.services.mail.notifications.
+    queue_credited_notes says why). Called by the poller only: a note written on pbp's own
+    blog is written by its signed-in author, who needs no word of it."""
+    credited = [n for n in notes if n.author_character_id is not None]
+    if not credited:
+        return []
+    rows = session.exec(
+        select(Entry, Character)
+        .join(Character, col(Character.id) == Entry.character_id)
+        .where(col(Entry.id).in_({n.entry_id for n in credited}), col(Entry.turn_id).is_not(None))
+    )
+    entries = {entry.id: (entry, on) for entry, on in rows}
+    by_author: dict[int, list[tuple[Note, Entry, Character]]] = defaultdict(list)
+    for note in credited:
+        found = entries.get(note.entry_id)
+        if found is not None and found[1].id != note.author_character_id:  # not their own blog
+            assert note.author_character_id is not None  # see `credited`
+            by_author[note.author_character_id].append((note, *found))
+    queued = []
+    for author_id in sorted(by_author):
+        row = notifications.queue_credited_notes(
+            session=session, settings=mail, character_id=author_id, notes=by_author[author_id],
+            now=now,
+        )  # fmt: skip
         queued += [row] if row is not None else []
     return queued
 

@@ -622,6 +622,7 @@ def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, m
 def _queue_play_mail(session: Session, mail: MailSettings, report: IngestReport, now) -> None:
     play_mail.entries_stored(session=session, mail=mail, entries=report.stored_entries, now=now)
     play_mail.notes_arrived(session=session, mail=mail, notes=report.arrived_notes, now=now)
+    play_mail.notes_credited(session=session, mail=mail, notes=report.arrived_notes, now=now)
 
 
 def _record_poll(session, blog: Blog, result: FetchResult, now, outcome, campaign_id) -> None:

@@ -242,6 +242,7 @@ def test_preference_defaults():
         "events": True,
         "digest": False,
         "notes_on_mine": True,
+        "notes_as_mine": True,
         "challenges": True,
         "forum": True,
     }
