@@ -227,6 +227,12 @@ def queue_reminder(
 # -- entries and notes ----------------------------------------------------------------------
 
 
+def _excerpt(note: Note) -> str:
+    """The note's text on one line, cut at NOTE_EXCERPT characters."""
+    text = " ".join(plain_text(note.body_html or "").split())
+    return text if len(text) <= NOTE_EXCERPT else text[: NOTE_EXCERPT - 1] + "…"
+
+
 def queue_note_notification(
     *, session: Session, settings: MailSettings, entry: Entry, notes: list[Note], now: datetime
 ) -> OutboxMessage | None:
@@ -250,10 +256,7 @@ def queue_note_notification(
     items = []
     for note in sorted(others, key=lambda n: n.id):
         author = names.get(note.author_character_id) or note.author_name or "someone"
-        text = " ".join(plain_text(note.body_html or "").split())
-        if len(text) > NOTE_EXCERPT:
-            text = text[: NOTE_EXCERPT - 1] + "…"
-        items.append((author, text))
+        items.append((author, _excerpt(note)))
     authors = sorted({a for a, _ in items})
     subject = (
         f"{authors[0]} left a note on {character.name}'s entry"
@@ -313,15 +316,12 @@ def queue_credited_notes(
     assert campaign is not None  # the character's foreign key
     items = []
     for note, entry, on in sorted(notes, key=lambda found: found[0].id):
-        text = " ".join(plain_text(note.body_html or "").split())
-        if len(text) > NOTE_EXCERPT:
-            text = text[: NOTE_EXCERPT - 1] + "…"
         items.append(
             {
                 "on": on.name,
                 "title": entry.title,
                 "read_as": READ_AS.get(note.stance, note.stance),
-                "text": text,
+                "text": _excerpt(note),
                 "page": entry_url(settings, campaign, on, entry),
             }
         )
