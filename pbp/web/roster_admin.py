@@ -31,19 +31,27 @@ def _links() -> dict:
 @login_required
 def resend_invite(slug: str, invite_id: int):
     session, campaign = _campaign(slug)
-    sent = invites.resend_invite(
-        session=session,
-        campaign=campaign,
-        invite_id=invite_id,
-        actor=signed_in_account(),
-        mail_from=current_app.config["MAIL_FROM"],
-        now=now(),
-        sender=mail_send.sender_for_app(current_app),
-        **_links(),
-    )
+    board = url_for("referee.board", slug=slug) + "#invites"
+    try:
+        sent = invites.resend_invite(
+            session=session,
+            campaign=campaign,
+            invite_id=invite_id,
+            actor=signed_in_account(),
+            mail_from=current_app.config["MAIL_FROM"],
+            now=now(),
+            sender=mail_send.sender_for_app(current_app),
+            **_links(),
+        )
+    except REFUSALS as exc:  # a button, no form: the reason on the board it was pressed on
+        if not shown_with_form(exc):
+            raise
+        session.rollback()
+        flash(f"Not sent: {exc}.", "error")
+        return redirect(board, 303)
     session.commit()
     flash(f"The invitation is on its way to {sent.invite.email} again.", "ok")
-    return redirect(url_for("referee.board", slug=slug) + "#invites")
+    return redirect(board)
 
 
 @bp.get("/characters/<int:character_id>")
