@@ -2,6 +2,7 @@
 per character to rename it, edit its aliases, change its feed, drop it out, or hand it to
 another player. Each form calls one service (pbp.services.invites / roster); a refused
 form comes back with the reason and what was typed, status 422 (pbp.web.refusals); a
+refused re-send (a button, nothing typed) goes back to the board with its reason; a
 refusal that is not about the form (403, 404) keeps its own page.
 """
 
