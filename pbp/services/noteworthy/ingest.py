@@ -127,6 +127,8 @@ class EntryIndex:
         self.session = session
         self.by_source: dict[str, Known] = {}
         self.by_url: dict[str, Known] = {}
+        # The rows this feed added or changed, kept here: the session's identity map holds
+        # a flushed row only weakly, and reading a dropped one back costs a query.
         self.rows: dict[int, Entry] = {}
         columns = select(Entry.id, Entry.source_id, Entry.url, Entry.content_hash)
         for entry_id, source_id, url, digest in session.exec(

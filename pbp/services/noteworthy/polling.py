@@ -284,35 +284,24 @@ def _load_jobs(engine: Engine, blog_ids: list[int]) -> list[_Job]:
         pushed, hubs = websub.for_polling(session=session, blog_ids=blog_ids)
     return [
         _Job(
-            blog_id=blog_id,
-            campaign_id=campaign_id,
-            feed_url=feed_url,
+            blog_id=row.id,
+            campaign_id=row.campaign_id,
+            feed_url=row.feed_url,
             state=FeedState(
-                url=feed_url,
-                etag=etag,
-                last_modified=last_modified,
-                content_hash=content_hash,
-                last_unconditional_at=last_unconditional_at,
-                failure_count=failure_count,
+                url=row.feed_url,
+                etag=row.etag,
+                last_modified=row.last_modified,
+                content_hash=row.content_hash,
+                last_unconditional_at=row.last_unconditional_at,
+                failure_count=row.failure_count,
             ),
-            first_poll=last_success_at is None,
-            kind=kind,
-            deadline=deadlines.get(campaign_id),
-            pushed_until=pushed.get(blog_id),
-            hubs=hubs.get(blog_id, frozenset()),
+            first_poll=row.last_success_at is None,
+            kind=row.adapter_kind,
+            deadline=deadlines.get(row.campaign_id),
+            pushed_until=pushed.get(row.id),
+            hubs=hubs.get(row.id, frozenset()),
         )
-        for (
-            blog_id,
-            feed_url,
-            etag,
-            last_modified,
-            content_hash,
-            last_unconditional_at,
-            failure_count,
-            last_success_at,
-            kind,
-            campaign_id,
-        ) in rows
+        for row in rows
     ]
 
 
