@@ -32,6 +32,7 @@ def advance_turns(app: Flask) -> None:
         engine=database(app).engine,
         now=datetime.now(UTC),
         mail=MailSettings.from_config(app.config),
+        sender=mail_send.sender_for_app(app),
     )
 
 

@@ -146,6 +146,7 @@ def publish_final_notice(call: Call, slug: str) -> s.FinalNoticeOut:
         now=call.now,
         text=call.body.text,
         mail=_mail(),
+        sender=mail_send.sender_for_app(current_app),
     )
     return s.FinalNoticeOut(text=text)
 

@@ -154,6 +154,7 @@ def resolve_turn(call: Call, slug: str, number: int) -> s.TallyOut:
         consequences={c.entry_id: c.text for c in call.body.consequences},
         number=number,
         mail=_mail(),
+        sender=mail_send.sender_for_app(current_app),
     )
     record = tally_service.turn_record(session=call.session, campaign=campaign, turn=turn)
     return tally_out(record, _consequences(call, turn))

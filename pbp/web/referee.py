@@ -223,6 +223,7 @@ def resolve(slug: str):
         now=now(),
         consequences=consequences,
         mail=_mail(),
+        sender=_sender(),
     )
     session.commit()
     return _back(slug, f"Turn {turn.number} is resolved.")
@@ -239,6 +240,7 @@ def final_notice(slug: str):
         now=now(),
         text=request.form.get("text") or "",
         mail=_mail(),
+        sender=_sender(),
     )
     session.commit()
     return _back(slug, "The final notice is published and mailed.")

@@ -264,6 +264,34 @@ def test_an_event_results_and_the_final_notice_reach_every_player(db_session, ga
     assert sorted(outbox(db_session, "final")) == sorted([*players, game.referee.email])
 
 
+def statuses(db_session, kind: str) -> list[str]:
+    return sorted({row.status for row in messages(db_session, kind)})
+
+
+def test_results_and_the_final_notice_leave_at_the_commit_as_an_event_does(db_session, game):
+    """The brief: every player is mailed each event "at the same moment" -- the results
+    and the final notice too, not at the scheduler's next sweep."""
+    _close_and_resolve(game)
+    assert statuses(db_session, "results") == ["sent"]
+    page = game.auth.post(f"/c/{game.slug}/referee/final-notice", {"text": "Ada wins."})
+    assert page.status_code == 302
+    assert statuses(db_session, "final") == ["sent"]
+
+
+def test_results_and_the_final_notice_through_the_api_leave_at_the_commit(db_session, game):
+    assert game.call("referee", "POST", f"/campaigns/{game.slug}/turns/1/close").status_code == 200
+    answer = game.call(
+        "referee", "POST", f"/campaigns/{game.slug}/turns/1/resolve", json={"consequences": []}
+    )
+    assert answer.status_code == 200, answer.get_json()
+    assert statuses(db_session, "results") == ["sent"]
+    answer = game.call(
+        "referee", "POST", f"/campaigns/{game.slug}/final-notice", json={"text": "Ada wins."}
+    )
+    assert answer.status_code == 200, answer.get_json()
+    assert statuses(db_session, "final") == ["sent"]
+
+
 # -- forum watching ---------------------------------------------------------------------------
 
 

@@ -145,6 +145,16 @@ def queue_event_notifications(
     return queue_all(session=session, settings=settings, letters=letters, now=now)
 
 
+def results_batch_key(turn: Turn) -> str:
+    """The dedupe-key prefix of a turn's results mails: one sender batch."""
+    return f"results:{turn.id}:"
+
+
+def final_batch_key(campaign: Campaign) -> str:
+    """The dedupe-key prefix of a campaign's final notices: one sender batch."""
+    return f"final:{campaign.id}:"
+
+
 def queue_turn_results(
     *, session: Session, settings: MailSettings, turn: Turn, summary: str, now: datetime
 ) -> list[OutboxMessage]:
@@ -156,7 +166,7 @@ def queue_turn_results(
         Letter(
             kind="results",
             template="results",
-            dedupe_key=f"results:{turn.id}:{user.id}",
+            dedupe_key=f"{results_batch_key(turn)}{user.id}",
             to=user,
             campaign=campaign,
             membership=membership,
@@ -177,7 +187,7 @@ def queue_final_notice(
         Letter(
             kind="final",
             template="final",
-            dedupe_key=f"final:{campaign.id}:{user.id}",
+            dedupe_key=f"{final_batch_key(campaign)}{user.id}",
             to=user,
             campaign=campaign,
             membership=membership,

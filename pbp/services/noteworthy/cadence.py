@@ -109,7 +109,7 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
     if result.flags or result.needs_ruling:
         reason = f"{len(result.flags)} flag(s) need a ruling before turn {turn.number} resolves"
         return _wait(session, campaign, turn, reason)
-    turns.resolve_turn(session=session, campaign=campaign, actor=None, now=now)
+    turns.resolve_turn(session=session, campaign=campaign, actor=None, now=now, mail=mail)
     queued = (campaign.settings or {}).get("queued_event")
     if not queued:
         return _wait(
@@ -150,8 +150,10 @@ def _wait(session, campaign, turn, reason, outcome="closed, waiting") -> Advance
     return Advance(campaign.id, turn.number, outcome, reason)
 
 
-def advance_all_due(*, engine, now: datetime, mail=None) -> list[Advance]:
-    """The scheduler's job: each overdue campaign in its own transaction."""
+def advance_all_due(*, engine, now: datetime, mail=None, sender=None) -> list[Advance]:
+    """The scheduler's job: each overdue campaign in its own transaction. With `sender`,
+    the mail an advance queues (the results, the next event) leaves right after its commit,
+    not at the outbox sweep."""
     from pbp.db import writing
     from pbp.errors import PbpError, RulesError
 
@@ -164,6 +166,8 @@ def advance_all_due(*, engine, now: datetime, mail=None) -> list[Advance]:
             assert campaign is not None  # due_campaigns read it just before
             try:
                 done.append(advance(session=session, campaign=campaign, now=now, mail=mail))
+                if sender is not None:
+                    sender.send_after_commit(session=session)
                 session.commit()
             # Another worker got there first, or a rule refused.
             except (PbpError, RulesError) as exc:

@@ -25,9 +25,10 @@ from pbp.rules import noteworthy as nw
 from pbp.services import audit_log, campaigns, lookups
 from pbp.services.mail.notifications import (
     event_batch_key,
+    final_batch_key,
     queue_final_notice,
     queue_reminder,
-    queue_turn_results,
+    results_batch_key,
 )
 from pbp.services.mail.outbox import outbox_counts, outbox_messages
 from pbp.services.mail.settings import MailSettings
@@ -215,18 +216,19 @@ def resolve(
     consequences: dict[int, str] | None = None,
     number: int | None = None,
     mail: MailSettings | None = None,
+    sender=None,
 ) -> tuple[Turn, nw.Tally]:
     """Apply a closed turn's outcomes (losers become outsiders) and mail every player the
-    results: the tally's explanation and the consequences the referee wrote."""
+    results: the tally's explanation and the consequences the referee wrote. The results
+    leave in one batch right after the commit, as an event's mail does."""
     _check(session, campaign, actor, "resolve a turn")
     _current(session, campaign, number)
     kept = {k: v.strip() for k, v in (consequences or {}).items() if v and v.strip()}
     turn, result = turns.resolve_turn(
-        session=session, campaign=campaign, actor=actor, now=now, consequences=kept
+        session=session, campaign=campaign, actor=actor, now=now, consequences=kept, mail=mail
     )
-    if mail is not None:
-        summary = "\n".join([*result.explanation, *kept.values()])
-        queue_turn_results(session=session, settings=mail, turn=turn, summary=summary, now=now)
+    if sender is not None:
+        sender.send_after_commit(session=session, batch_key=results_batch_key(turn))
     return turn, result
 
 
@@ -238,9 +240,11 @@ def publish_final_notice(
     now: datetime,
     text: str,
     mail: MailSettings | None = None,
+    sender=None,
 ) -> str:
-    """The end of the game, shown on the campaign and mailed to everyone in it. Mailed once
-    per person, however often it is published again."""
+    """The end of the game, shown on the campaign and mailed to everyone in it, in one
+    batch right after the commit. Mailed once per person, however often it is published
+    again."""
     _check(session, campaign, actor, "publish the final notice")
     text = (text or "").strip()
     if not text:
@@ -252,6 +256,8 @@ def publish_final_notice(
     if mail is not None:
         queue_final_notice(session=session, settings=mail, campaign=campaign, text=text, now=now)
     session.flush()
+    if sender is not None:
+        sender.send_after_commit(session=session, batch_key=final_batch_key(campaign))
     return text
 
 

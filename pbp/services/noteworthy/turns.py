@@ -270,9 +270,14 @@ def resolve_turn(
     actor: User | None,
     now: datetime,
     consequences: dict[int, str] | None = None,
+    mail=None,
 ) -> tuple[Turn, nw.Tally]:
     """Apply a closed turn's outcomes atomically: losers become outsiders, the winner of
-    a final wins. Refused while any outcome needs a ruling. Resolving twice is a no-op."""
+    a final wins. Refused while any outcome needs a ruling. Resolving twice is a no-op.
+
+    With `mail` (MailSettings), every player is mailed the results in the same
+    transaction: the tally's explanation, then the consequences the referee wrote. The
+    referee's resolve and the scheduler's both come here, so neither can forget it."""
     lock_campaign(session, campaign)
     turn = latest_turn(session=session, campaign=campaign)
     if turn is None or turn.status == "open":
@@ -304,6 +309,11 @@ def resolve_turn(
         eliminated=list(result.eliminated),
     )
     session.flush()
+    if mail is not None:
+        from pbp.services.mail.notifications import queue_turn_results
+
+        summary = "\n".join([*result.explanation, *(consequences or {}).values()])
+        queue_turn_results(session=session, settings=mail, turn=turn, summary=summary, now=now)
     return turn, result
 
 

@@ -1,14 +1,19 @@
 """Scheduled turns: deadlines from the cadence, and the scheduler's advance."""
 
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlmodel import select
+import sqlalchemy as sa
+from sqlmodel import Session, select
 
 from pbp.errors import UserError
-from pbp.models import AuditLog, Turn
+from pbp.models import AuditLog, Campaign, Membership, OutboxMessage, Turn, User
+from pbp.services.mail.send import Sender, SmtpTransport
 from pbp.services.noteworthy import cadence, hosted_blog, turns
 from tests.factories import make_campaign, make_characters
+from tests.services.mail.test_outbox import SETTINGS
+from tests.smtpserver import SmtpServer
 
 T0 = datetime(2026, 3, 10, 18, 0, tzinfo=UTC)
 
@@ -108,3 +113,86 @@ def test_advance_stops_at_flags_for_the_referee(db_session, game):
     assert result.outcome == "closed, waiting" and "flag" in result.reason
     turn = db_session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).one()
     assert turn.status == "closed"
+
+
+def _sent_to(db_session, campaign, kind: str) -> list[str]:
+    rows = db_session.exec(
+        select(OutboxMessage).where(
+            OutboxMessage.campaign_id == campaign.id, OutboxMessage.kind == kind
+        )
+    ).all()
+    return sorted(row.recipient for row in rows)
+
+
+def test_a_scheduled_resolve_mails_every_player_the_results(db_session, game):
+    """A turn the schedule resolves mails its results as a referee's resolve does (before,
+    only the next event went out: players of a scheduled game never heard who lost)."""
+    campaign, chars = game
+    campaign.settings = {**campaign.settings, "queued_event": {"text": "Two", "tailored": []}}
+    at = T0 + timedelta(hours=24)
+    result = cadence.advance(session=db_session, campaign=campaign, now=at, mail=SETTINGS)
+    assert result.outcome == "advanced"
+    players = sorted(db_session.get(User, c.user_id).email for c in chars)
+    assert _sent_to(db_session, campaign, "results") == players
+    assert _sent_to(db_session, campaign, "event") == players
+
+
+@pytest.fixture
+def smtp():
+    with SmtpServer() as server:
+        yield server
+
+
+@pytest.fixture
+def due_game(engine):
+    """A scheduled campaign whose turn 1 is due, with the next event queued, committed for
+    real: the scheduler's job works in its own transactions. Deleted afterwards."""
+    with Session(engine, expire_on_commit=False) as session:
+        campaign = make_campaign(
+            session,
+            name=f"Due {uuid.uuid4().hex[:8]}",
+            settings={
+                "opening_turns": 0,
+                "cadence": {"kind": "hours", "hours": 24},
+                "queued_event": {"text": "Two", "tailored": []},
+            },
+        )
+        chars = make_characters(session, campaign, names=("Ada", "Bram", "Cleo"))
+        turns.post_event(
+            session=session,
+            campaign=campaign,
+            text="One",
+            actor=None,
+            now=T0,
+            deadline=T0 + timedelta(hours=24),
+        )
+        emails = sorted(session.get(User, c.user_id).email for c in chars)
+        session.commit()
+    yield campaign, emails
+    with engine.begin() as conn:
+        users = select(Membership.user_id).where(Membership.campaign_id == campaign.id)
+        user_ids = list(conn.execute(users).scalars())
+        conn.execute(sa.delete(OutboxMessage).where(OutboxMessage.campaign_id == campaign.id))
+        conn.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
+        conn.execute(sa.delete(User).where(User.id.in_(user_ids)))
+
+
+@pytest.mark.db
+def test_the_scheduler_sends_what_an_advance_queued_right_after_its_commit(engine, due_game, smtp):
+    """Not at the outbox sweep, up to 30 s later: the results and the next event reach every
+    player when the scheduler's advance commits."""
+    campaign, emails = due_game
+    transport = SmtpTransport(host=smtp.host, port=smtp.port, timeout=10)
+    sender = Sender(engine, transport, background=False)
+    done = cadence.advance_all_due(
+        engine=engine, now=T0 + timedelta(hours=24), mail=SETTINGS, sender=sender
+    )
+    assert [a.outcome for a in done if a.campaign_id == campaign.id] == ["advanced"]
+    received: dict[str, list[str]] = {}
+    for message in smtp.messages:
+        if message.recipient in emails:
+            received.setdefault(message.recipient, []).append(message.message["Subject"])
+    assert sorted(received) == emails
+    for subjects in received.values():
+        first, second = sorted(subjects)  # each "[campaign] subject"
+        assert first.endswith("] Turn 1: results") and "] Turn 2: a new event for " in second
