@@ -134,6 +134,30 @@ def test_resolving_an_open_turn_is_a_clear_conflict(client, auth, game):
     assert page.status_code == 409 and b"close the turn" in page.data
 
 
+def test_once_a_character_has_won_the_dashboard_offers_no_next_turn(client, auth, game, db_session):
+    """Noteworthy: "The last PC left wins." Before, the dashboard offered turn 2's event
+    form, and posting it set the ended campaign running again."""
+    campaign, referee, (ada, *others) = game
+    for character in others:
+        character.status = "outsider"
+        db_session.add(character)
+    db_session.commit()
+    base = f"/c/{campaign.slug}/referee"
+    auth.login(referee)
+    auth.post(base + "/event", {"text": "The last ball.", "expected_number": "1"})
+    auth.post(base + "/close", {})
+    assert auth.post(base + "/resolve", {}).status_code == 302
+    board = client.get(base + "/").get_data(as_text=True)
+    assert "The game is over: no turn follows." in board
+    assert "Event for turn 2" not in board and "Queue the event for turn 2" not in board
+    page = auth.post(base + "/event", {"text": "One more ball.", "expected_number": "2"})
+    assert page.status_code == 409 and "the game is over" in page.get_data(as_text=True)
+    db_session.expire_all()
+    assert db_session.get(Campaign, campaign.id).status == "ended"
+    turns = db_session.exec(select(Turn.number).where(Turn.campaign_id == campaign.id)).all()
+    assert turns == [1]
+
+
 def test_bad_settings_are_refused_with_the_reason(client, auth, game):
     campaign, referee, _ = game
     auth.login(referee)

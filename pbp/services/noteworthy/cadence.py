@@ -75,7 +75,8 @@ def deadline_after(opened: datetime, cadence: dict, time_zone: str) -> datetime 
 class Advance:
     campaign_id: int
     turn_number: int
-    outcome: str  # "advanced" | "closed, waiting" | "resolved, no event queued"
+    # "advanced" | "closed, waiting" | "resolved, no event queued" | "resolved, the game is won"
+    outcome: str
     reason: str = ""
 
 
@@ -110,6 +111,8 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
         reason = f"{len(result.flags)} flag(s) need a ruling before turn {turn.number} resolves"
         return _wait(session, campaign, turn, reason)
     turns.resolve_turn(session=session, campaign=campaign, actor=None, now=now, mail=mail)
+    if campaign.status == "ended":  # the turn had a winner: no next turn, queued or not
+        return Advance(campaign.id, turn.number, "resolved, the game is won")
     queued = (campaign.settings or {}).get("queued_event")
     if not queued:
         return _wait(

@@ -79,8 +79,13 @@ class Dashboard:
         return self.turn.number + 1 if self.turn else 1
 
     @property
+    def game_over(self) -> bool:
+        """A character has won (Noteworthy: "The last PC left wins"): no turn follows."""
+        return self.campaign.status == "ended"
+
+    @property
     def can_post_event(self) -> bool:
-        return self.turn is None or self.turn.status == "resolved"
+        return not self.game_over and (self.turn is None or self.turn.status == "resolved")
 
     @property
     def missing_posters(self) -> list[Character]:

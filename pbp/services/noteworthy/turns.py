@@ -121,6 +121,10 @@ def post_event(
     previous = latest_turn(session=session, campaign=campaign)
     if expected_number is not None and previous and previous.number == expected_number:
         return previous  # the same request again: already done
+    if campaign.status == "ended":
+        # Noteworthy: "The last PC left wins" -- the game is over; a new event would open
+        # a turn nobody can play and set the campaign running again.
+        raise Conflict("the game is over: a character has won, so no turn follows")
     if previous is not None and previous.status != "resolved":
         raise Conflict(
             f"turn {previous.number} is {previous.status}: close and resolve it before "

@@ -7,7 +7,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from pbp.errors import UserError
+from pbp.errors import Conflict, UserError
 from pbp.models import AuditLog, Campaign, Membership, OutboxMessage, Turn, User
 from pbp.services.mail.send import Sender, SmtpTransport
 from pbp.services.noteworthy import cadence, hosted_blog, turns
@@ -196,3 +196,44 @@ def test_the_scheduler_sends_what_an_advance_queued_right_after_its_commit(engin
     for subjects in received.values():
         first, second = sorted(subjects)  # each "[campaign] subject"
         assert first.endswith("] Turn 1: results") and "] Turn 2: a new event for " in second
+
+
+def test_a_won_game_opens_no_next_turn_though_an_event_is_queued(db_session):
+    """Noteworthy: "The last PC left wins." Before, the schedule posted the queued event
+    after the winning turn: players were mailed a turn nobody could play, and the ended
+    campaign was set running again."""
+    campaign = make_campaign(
+        db_session, settings={"opening_turns": 0, "cadence": {"kind": "hours", "hours": 24}}
+    )
+    ada, bram = make_characters(db_session, campaign, names=("Ada", "Bram"))
+    bram.status = "outsider"  # Ada is the last active character
+    db_session.add(bram)
+    turns.post_event(
+        session=db_session, campaign=campaign, text="One", actor=None, now=T0,
+        deadline=T0 + timedelta(hours=24), mail=SETTINGS,
+    )  # fmt: skip
+    campaign.settings = {**campaign.settings, "queued_event": {"text": "Two", "tailored": []}}
+    at = T0 + timedelta(hours=24)
+    result = cadence.advance(session=db_session, campaign=campaign, now=at, mail=SETTINGS)
+    assert result.outcome == "resolved, the game is won"
+    numbers = db_session.exec(select(Turn.number).where(Turn.campaign_id == campaign.id)).all()
+    assert numbers == [1] and campaign.status == "ended"
+    assert db_session.get(type(ada), ada.id).status == "winner"
+    assert _sent_to(db_session, campaign, "event") == sorted(
+        db_session.get(User, c.user_id).email for c in (ada, bram)
+    )  # turn 1's, and no other
+    assert len(_sent_to(db_session, campaign, "results")) == 2
+
+
+def test_no_event_can_open_a_turn_once_the_game_is_won(db_session):
+    campaign = make_campaign(db_session, settings={"opening_turns": 0})
+    _ada, bram = make_characters(db_session, campaign, names=("Ada", "Bram"))
+    bram.status = "outsider"
+    db_session.add(bram)
+    turns.post_event(session=db_session, campaign=campaign, text="One", actor=None, now=T0)
+    turns.close_turn(session=db_session, campaign=campaign, actor=None, now=T0)
+    turns.resolve_turn(session=db_session, campaign=campaign, actor=None, now=T0)
+    assert campaign.status == "ended"
+    with pytest.raises(Conflict, match="the game is over"):
+        turns.post_event(session=db_session, campaign=campaign, text="Two", actor=None, now=T0)
+    assert campaign.status == "ended"
