@@ -60,6 +60,11 @@ def note(slug: str, character_slug: str, entry_id: int, note_id: int) -> str:
     return f"{entry(slug, character_slug, entry_id)}#note-{int(note_id)}"
 
 
+def referee_board(slug: str) -> str:
+    """The referee's dashboard of a campaign."""
+    return f"/c/{_part(slug)}/referee/"
+
+
 def mail_preferences(slug: str) -> str:
     return f"/c/{_part(slug)}/me/mail"
 

@@ -34,6 +34,7 @@ CASES = {
         "blog.entry",
         {"slug": "saga", "character": "ada", "entry_id": 12},
     ),
+    "referee_board": (("saga",), "referee.board", {"slug": "saga"}),
     "mail_preferences": (("saga",), "mail.preferences", {"slug": "saga"}),
     "forum": (("saga",), "forum.index", {"slug": "saga"}),
     "thread": (("saga", 7), "forum.thread", {"slug": "saga", "thread_id": 7}),

@@ -200,6 +200,35 @@ def queue_final_notice(
     return queue_all(session=session, settings=settings, letters=letters, now=now)
 
 
+def queue_turn_waiting(
+    *,
+    session: Session,
+    settings: MailSettings,
+    campaign: Campaign,
+    turn: Turn,
+    reason: str,
+    now: datetime,
+) -> list[OutboxMessage]:
+    """To the referees: the schedule stopped at this turn and waits for them (a flag to
+    rule, or no event queued). Once per turn, as the dashboard's note is."""
+    link = links.absolute(settings.base_url, links.referee_board(campaign.slug))
+    letters = [
+        Letter(
+            kind="waiting",
+            template="waiting",
+            dedupe_key=f"waiting:{turn.id}:{user.id}",
+            to=user,
+            campaign=campaign,
+            membership=membership,
+            subject=f"Turn {turn.number} waits for you",
+            context={"turn": turn, "reason": reason, "board_url": link},
+        )
+        for membership, user in _members(session, campaign.id, roles=("referee",))
+        if wants(membership, "events")
+    ]
+    return queue_all(session=session, settings=settings, letters=letters, now=now)
+
+
 def queue_reminder(
     *,
     session: Session,

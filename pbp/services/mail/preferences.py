@@ -36,6 +36,7 @@ PREFERENCE_OF = {
     "event": "events",
     "results": "events",
     "final": "events",
+    "waiting": "events",  # to the referee: a scheduled turn waits for them
     "digest": "digest",
     "note": "notes_on_mine",
     "credited": "notes_as_mine",

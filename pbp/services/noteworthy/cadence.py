@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from pbp.errors import UserError
 from pbp.models import AuditLog, Campaign, Turn
+from pbp.services.mail.notifications import queue_turn_waiting
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy import turns
 
@@ -109,7 +110,7 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
     result = tally_service.tally(session=session, campaign=campaign, turn=turn)
     if result.flags or result.needs_ruling:
         reason = f"{len(result.flags)} flag(s) need a ruling before turn {turn.number} resolves"
-        return _wait(session, campaign, turn, reason)
+        return _wait(session, campaign, turn, reason, now, mail)
     turns.resolve_turn(session=session, campaign=campaign, actor=None, now=now, mail=mail)
     if campaign.status == "ended":  # the turn had a winner: no next turn, queued or not
         return Advance(campaign.id, turn.number, "resolved, the game is won")
@@ -120,6 +121,8 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
             campaign,
             turn,
             "no event is queued for the next turn",
+            now,
+            mail,
             outcome="resolved, no event queued",
         )
     cadence = (campaign.settings or {}).get("cadence", {})
@@ -139,8 +142,9 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
     return Advance(campaign.id, turn.number + 1, "advanced")
 
 
-def _wait(session, campaign, turn, reason, outcome="closed, waiting") -> Advance:
-    """Tell the referee once (the audit log is the dashboard's message board)."""
+def _wait(session, campaign, turn, reason, now, mail, outcome="closed, waiting") -> Advance:
+    """Tell the referee once: on the dashboard (the audit log is its message board) and,
+    with `mail`, by mail, since nothing happens until they act."""
     already = session.exec(
         select(AuditLog).where(
             AuditLog.campaign_id == campaign.id,
@@ -150,6 +154,10 @@ def _wait(session, campaign, turn, reason, outcome="closed, waiting") -> Advance
     ).first()
     if already is None:
         turns.audit(session, campaign, None, "schedule_waiting", turn=turn.number, reason=reason)
+        if mail is not None:
+            queue_turn_waiting(
+                session=session, settings=mail, campaign=campaign, turn=turn, reason=reason, now=now
+            )
     return Advance(campaign.id, turn.number, outcome, reason)
 
 

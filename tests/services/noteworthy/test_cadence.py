@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp.errors import Conflict, UserError
 from pbp.models import AuditLog, Campaign, Membership, OutboxMessage, Turn, User
@@ -96,6 +96,47 @@ def test_advance_waits_without_a_queued_event_and_says_so_once(db_session, game)
     assert second.outcome == "not due"  # the turn is resolved: nothing more to do
     notes = db_session.exec(select(AuditLog).where(AuditLog.action == "schedule_waiting")).all()
     assert len(notes) == 1
+
+
+def _mails(db_session, campaign, kind: str) -> list[OutboxMessage]:
+    rows = select(OutboxMessage).where(
+        OutboxMessage.campaign_id == campaign.id, OutboxMessage.kind == kind
+    )
+    return list(db_session.exec(rows))
+
+
+def test_a_turn_the_schedule_cannot_resolve_is_mailed_to_the_referee_once(db_session, game):
+    """Nothing happens until the referee rules: the dashboard says so, and so does a mail
+    (a referee of a scheduled game has no other reason to open the dashboard)."""
+    campaign, (ada, *_) = game
+    hosted_blog.store_entry(
+        session=db_session, character=ada, title="Bram and Cleo", mood="Challenging",
+        body_markdown="Bram and Cleo both.", now=T0 + timedelta(hours=1),
+    )  # fmt: skip
+    at = T0 + timedelta(hours=24)
+    outcomes = [
+        cadence.advance(session=db_session, campaign=campaign, now=now, mail=SETTINGS).outcome
+        for now in (at, at + timedelta(minutes=1))  # the scheduler's next pass
+    ]
+    assert outcomes == ["closed, waiting", "not due"]
+    (mail,) = _mails(db_session, campaign, "waiting")
+    referees = db_session.exec(
+        select(User.email)
+        .join(Membership, col(Membership.user_id) == User.id)
+        .where(Membership.campaign_id == campaign.id, Membership.role == "referee")
+    ).all()
+    assert [mail.recipient] == referees and mail.subject.endswith("Turn 1 waits for you")
+    assert "flag(s) need a ruling before turn 1 resolves" in mail.body_text
+    assert f"/c/{campaign.slug}/referee/" in mail.body_text
+
+
+def test_a_resolved_turn_with_no_event_queued_is_mailed_to_the_referee(db_session, game):
+    campaign, _ = game
+    at = T0 + timedelta(hours=24)
+    result = cadence.advance(session=db_session, campaign=campaign, now=at, mail=SETTINGS)
+    assert result.outcome == "resolved, no event queued"
+    (mail,) = _mails(db_session, campaign, "waiting")
+    assert "no event is queued for the next turn" in mail.body_text
 
 
 def test_advance_stops_at_flags_for_the_referee(db_session, game):
