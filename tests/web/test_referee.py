@@ -158,6 +158,26 @@ def test_once_a_character_has_won_the_dashboard_offers_no_next_turn(client, auth
     assert turns == [1]
 
 
+def test_the_event_form_starts_from_the_event_queued_for_the_schedule(
+    client, auth, game, db_session
+):
+    """A turn the schedule could not resolve is resolved by hand; the referee then posts
+    the next event by hand too, from what they had queued, not from a blank form."""
+    campaign, referee, (ada, *_) = game
+    base = f"/c/{campaign.slug}/referee"
+    auth.login(referee)
+    queued = {"text": "The masked ball.", f"tailor_{ada.id}": "Ada's mask slips."}
+    assert auth.post(base + "/queue", {**queued, f"mode_{ada.id}": "replacement"}).status_code
+    board = client.get(base + "/").get_data(as_text=True)
+    assert 'name="text" rows="5">The masked ball.</textarea>' in board
+    assert 'rows="3">Ada&#39;s mask slips.</textarea>' in board
+    assert '<option value="replacement" selected>' in board
+    page = auth.post(base + "/event", {"text": "The masked ball.", "expected_number": "1"})
+    assert page.status_code == 302
+    db_session.expire_all()
+    assert "queued_event" not in db_session.get(Campaign, campaign.id).settings
+
+
 def test_bad_settings_are_refused_with_the_reason(client, auth, game):
     campaign, referee, _ = game
     auth.login(referee)

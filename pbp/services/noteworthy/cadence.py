@@ -137,9 +137,7 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
         expected_number=turn.number + 1,
         mail=mail,
     )
-    campaign.settings = {k: v for k, v in campaign.settings.items() if k != "queued_event"}
-    session.add(campaign)
-    return Advance(campaign.id, turn.number + 1, "advanced")
+    return Advance(campaign.id, turn.number + 1, "advanced")  # post_event used the queued one
 
 
 def _wait(session, campaign, turn, reason, now, mail, outcome="closed, waiting") -> Advance:

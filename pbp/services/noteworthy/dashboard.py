@@ -79,6 +79,17 @@ class Dashboard:
         return self.turn.number + 1 if self.turn else 1
 
     @property
+    def queued(self) -> dict:
+        """The next turn's event as the referee queued it for the schedule ({} when none
+        is): the form that posts the event by hand starts from it."""
+        return self.campaign.settings.get("queued_event") or {}
+
+    def queued_for(self, character_id: int) -> dict:
+        """The queued event's text tailored for one character ({} when there is none)."""
+        tailored = self.queued.get("tailored", [])
+        return next((t for t in tailored if t["character_id"] == character_id), {})
+
+    @property
     def game_over(self) -> bool:
         """A character has won (Noteworthy: "The last PC left wins"): no turn follows."""
         return self.campaign.status == "ended"

@@ -111,6 +111,10 @@ def post_event(
     `expected_number` makes a retried request idempotent: when that turn is already open
     with this event, it is returned instead of opening another one. `mail` (MailSettings)
     queues every player's notification in this same transaction.
+
+    An event the referee queued for the schedule is for this turn, so posting any event
+    uses it up (else a referee who posts by hand, say after ruling on a turn the schedule
+    left waiting, would see the schedule post the queued one again a turn later).
     """
     if not text.strip() and not tailored:
         raise UserError("an event needs a description")
@@ -164,6 +168,7 @@ def post_event(
             )
         )
     campaign.status = "running"
+    campaign.settings = {k: v for k, v in campaign.settings.items() if k != "queued_event"}
     session.add(campaign)
     audit(session, campaign, actor, "post_event", turn=number, tailored=len(tailored))
     session.flush()

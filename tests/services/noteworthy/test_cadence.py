@@ -192,11 +192,7 @@ def due_game(engine):
         campaign = make_campaign(
             session,
             name=f"Due {uuid.uuid4().hex[:8]}",
-            settings={
-                "opening_turns": 0,
-                "cadence": {"kind": "hours", "hours": 24},
-                "queued_event": {"text": "Two", "tailored": []},
-            },
+            settings={"opening_turns": 0, "cadence": {"kind": "hours", "hours": 24}},
         )
         chars = make_characters(session, campaign, names=("Ada", "Bram", "Cleo"))
         turns.post_event(
@@ -207,6 +203,8 @@ def due_game(engine):
             now=T0,
             deadline=T0 + timedelta(hours=24),
         )
+        queued = {"text": "Two", "tailored": []}  # after turn 1 opened: for turn 2
+        campaign.settings = {**campaign.settings, "queued_event": queued}
         emails = sorted(session.get(User, c.user_id).email for c in chars)
         session.commit()
     yield campaign, emails
@@ -278,3 +276,23 @@ def test_no_event_can_open_a_turn_once_the_game_is_won(db_session):
     with pytest.raises(Conflict, match="the game is over"):
         turns.post_event(session=db_session, campaign=campaign, text="Two", actor=None, now=T0)
     assert campaign.status == "ended"
+
+
+def test_an_event_posted_by_hand_uses_up_the_queued_one(db_session, game):
+    """The referee queued turn 2's event, then (say, after ruling on a flag) resolved turn 1
+    and posted turn 2 by hand. Before, the queued event stayed and the schedule posted it
+    again as turn 3's."""
+    campaign, _ = game
+    campaign.settings = {**campaign.settings, "queued_event": {"text": "Two", "tailored": []}}
+    at = T0 + timedelta(hours=2)
+    turns.close_turn(session=db_session, campaign=campaign, actor=None, now=at)
+    turns.resolve_turn(session=db_session, campaign=campaign, actor=None, now=at)
+    turns.post_event(
+        session=db_session, campaign=campaign, text="Two", actor=None, now=at,
+        deadline=at + timedelta(hours=24),
+    )  # fmt: skip
+    assert "queued_event" not in campaign.settings
+    result = cadence.advance(session=db_session, campaign=campaign, now=at + timedelta(hours=24))
+    assert result.outcome == "resolved, no event queued"
+    numbers = db_session.exec(select(Turn.number).where(Turn.campaign_id == campaign.id)).all()
+    assert sorted(numbers) == [1, 2]
