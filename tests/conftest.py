@@ -14,6 +14,7 @@ from pbp.db import make_engine
 from pbp.services.noteworthy import polling
 from tests.feedserver import FeedServer
 from tests.helpers import create_scratch_postgres, make_test_app, session_on
+from tests.smtpserver import SmtpServer
 
 DB_FIXTURES = {"engine", "connection", "db_session", "app", "client", "runner", "database_url"}
 PG_ENV = "PBP_TEST_DATABASE_URL"
@@ -110,3 +111,10 @@ def server():
     """A feed server on loopback, for the tests that poll real HTTP."""
     with FeedServer() as srv:
         yield srv
+
+
+@pytest.fixture
+def smtp():
+    """A real SMTP server on loopback (aiosmtpd), for the tests that deliver mail."""
+    with SmtpServer() as server:
+        yield server

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-from sqlmodel import Session
+import sqlalchemy as sa
+from sqlmodel import Session, select
 
-from pbp.models import Campaign, Character, User
+from pbp.models import Campaign, Character, Membership, OutboxMessage, User
 from pbp.services import campaigns
 
 _seq = itertools.count(1)
@@ -34,3 +35,14 @@ def make_characters(
         )
         for name in names
     ]
+
+
+def drop_committed_campaign(engine, campaign: Campaign) -> None:
+    """Delete a campaign a test committed for real (for another process, thread or job to
+    see), with its outbox and its members' accounts."""
+    with engine.begin() as conn:
+        users = select(Membership.user_id).where(Membership.campaign_id == campaign.id)
+        user_ids = list(conn.execute(users).scalars())
+        conn.execute(sa.delete(OutboxMessage).where(OutboxMessage.campaign_id == campaign.id))
+        conn.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
+        conn.execute(sa.delete(User).where(User.id.in_(user_ids)))

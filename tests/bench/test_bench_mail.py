@@ -24,13 +24,12 @@ import uuid
 from datetime import timedelta
 
 import pytest
-import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from pbp.models import Campaign, Event, Membership, OutboxMessage, Turn, User
+from pbp.models import Event, OutboxMessage, Turn
 from pbp.services.mail import notifications
 from pbp.services.mail.send import SmtpTransport, build_email, send_pending
-from tests.factories import make_campaign, make_characters
+from tests.factories import drop_committed_campaign, make_campaign, make_characters
 from tests.services.mail.test_outbox import NOW, SETTINGS
 from tests.smtpserver import SmtpServer
 
@@ -52,12 +51,7 @@ def campaign(engine):
         make_characters(session, campaign, names=names)
         session.commit()
     yield campaign
-    with engine.begin() as conn:
-        users = select(Membership.user_id).where(Membership.campaign_id == campaign.id)
-        user_ids = list(conn.execute(users).scalars())
-        conn.execute(sa.delete(OutboxMessage).where(OutboxMessage.campaign_id == campaign.id))
-        conn.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
-        conn.execute(sa.delete(User).where(User.id.in_(user_ids)))
+    drop_committed_campaign(engine, campaign)
 
 
 def _post(engine, campaign, number: int) -> tuple[Turn, float]:

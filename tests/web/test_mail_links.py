@@ -44,7 +44,6 @@ from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog, turns
 from tests.helpers import PASSWORD, make_test_app, post_form
-from tests.smtpserver import SmtpServer
 
 BASE = "http://pbp.test"
 SECRET = "test-secret-key-" + "x" * 32
@@ -93,12 +92,6 @@ def links_of(message: EmailMessage) -> list[str]:
 @functools.cache
 def _password_hash() -> str:
     return accounts.hash_password(PASSWORD)  # scrypt is slow: once per run
-
-
-@pytest.fixture
-def smtp():
-    with SmtpServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -26,24 +26,17 @@ from pbp.models import (
     Entry,
     Membership,
     OutboxMessage,
-    User,
     utcnow,
 )
 from pbp.services.mail import notifications
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.outbox import outbox_counts
 from pbp.services.mail.send import FolderTransport, Sender, SmtpTransport, send_pending
-from tests.factories import make_campaign, make_characters
+from tests.factories import drop_committed_campaign, make_campaign, make_characters
 from tests.services.mail.test_outbox import NOW, outbox, post_event, user_of
 from tests.smtpserver import SmtpServer
 
 LATER = NOW + mail_send.LEASE + timedelta(seconds=1)
-
-
-@pytest.fixture
-def smtp():
-    with SmtpServer() as server:
-        yield server
 
 
 @pytest.fixture
@@ -303,12 +296,7 @@ def committed(engine):
         emails = [user_of(session, c).email for c in chars]
         session.commit()
     yield campaign, turn, emails
-    with engine.begin() as conn:
-        users = select(Membership.user_id).where(Membership.campaign_id == campaign.id)
-        user_ids = list(conn.execute(users).scalars())
-        conn.execute(sa.delete(OutboxMessage).where(OutboxMessage.campaign_id == campaign.id))
-        conn.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
-        conn.execute(sa.delete(User).where(User.id.in_(user_ids)))
+    drop_committed_campaign(engine, campaign)
 
 
 KILLABLE_SENDER = """

@@ -4,16 +4,14 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from pbp.errors import Conflict, UserError
-from pbp.models import AuditLog, Campaign, Membership, OutboxMessage, Turn, User
+from pbp.models import AuditLog, Membership, OutboxMessage, Turn, User
 from pbp.services.mail.send import Sender, SmtpTransport
 from pbp.services.noteworthy import cadence, hosted_blog, turns
-from tests.factories import make_campaign, make_characters
+from tests.factories import drop_committed_campaign, make_campaign, make_characters
 from tests.services.mail.test_outbox import SETTINGS
-from tests.smtpserver import SmtpServer
 
 T0 = datetime(2026, 3, 10, 18, 0, tzinfo=UTC)
 
@@ -179,12 +177,6 @@ def test_a_scheduled_resolve_mails_every_player_the_results(db_session, game):
 
 
 @pytest.fixture
-def smtp():
-    with SmtpServer() as server:
-        yield server
-
-
-@pytest.fixture
 def due_game(engine):
     """A scheduled campaign whose turn 1 is due, with the next event queued, committed for
     real: the scheduler's job works in its own transactions. Deleted afterwards."""
@@ -208,12 +200,7 @@ def due_game(engine):
         emails = sorted(session.get(User, c.user_id).email for c in chars)
         session.commit()
     yield campaign, emails
-    with engine.begin() as conn:
-        users = select(Membership.user_id).where(Membership.campaign_id == campaign.id)
-        user_ids = list(conn.execute(users).scalars())
-        conn.execute(sa.delete(OutboxMessage).where(OutboxMessage.campaign_id == campaign.id))
-        conn.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
-        conn.execute(sa.delete(User).where(User.id.in_(user_ids)))
+    drop_committed_campaign(engine, campaign)
 
 
 @pytest.mark.db
