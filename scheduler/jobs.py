@@ -36,6 +36,16 @@ def advance_turns(app: Flask) -> None:
     )
 
 
+def remind_players(app: Flask) -> None:
+    """Remind players with no entry yet, where a campaign's cadence asks for it."""
+    cadence.remind_all_due(
+        engine=database(app).engine,
+        now=datetime.now(UTC),
+        mail=MailSettings.from_config(app.config),
+        sender=mail_send.sender_for_app(app),
+    )
+
+
 def websub_upkeep(app: Flask) -> None:
     """Subscribe to the hubs polls found, renew leases, unsubscribe from abandoned feeds."""
     websub.maintain(
@@ -50,6 +60,7 @@ def websub_upkeep(app: Flask) -> None:
 JOBS: list[tuple] = [
     (poll_feeds, {"trigger": "interval", "minutes": 1}),
     (advance_turns, {"trigger": "interval", "minutes": 1}),
+    (remind_players, {"trigger": "interval", "minutes": 1}),
     (websub_upkeep, {"trigger": "interval", "minutes": 1}),
     # The sweep: anything a request's after-commit send missed (crash, server down).
     (mail_send.send_outbox, {"trigger": "interval", "seconds": 30}),

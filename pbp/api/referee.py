@@ -78,6 +78,7 @@ def put_settings(call: Call, slug: str) -> s.SettingsIO:
             "kind": body.cadence.kind,
             "at": body.cadence.at or "",
             "hours": body.cadence.hours or 0,
+            "remind_hours": body.cadence.remind_hours or 0,
         },
     )
     return _settings_out(kept)

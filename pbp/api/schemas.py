@@ -596,6 +596,13 @@ class CadenceIO(Body):
     hours: int | None = Field(
         default=None, ge=1, le=24 * 14, description='For "hours": how long a turn lasts.'
     )
+    remind_hours: int | None = Field(
+        default=None,
+        ge=1,
+        le=24 * 14,
+        description="Remind players with no entry this many hours before a turn's deadline; "
+        "null: never.",
+    )
 
 
 class SettingsIO(Body):

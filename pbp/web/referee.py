@@ -312,6 +312,7 @@ def settings(slug: str):
             "kind": request.form.get("cadence", "manual"),
             "at": request.form.get("cadence_at", ""),
             "hours": request.form.get("cadence_hours") or 0,
+            "remind_hours": request.form.get("remind_hours", ""),
         },
     )
     session.commit()

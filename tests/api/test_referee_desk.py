@@ -33,20 +33,21 @@ def test_settings_read_and_change(api, world):
         "kind": "manual",
         "at": None,
         "hours": None,
+        "remind_hours": None,
     }
     changed = {
         "opening_turns": 2,
         "fair_interval_hours": 12,
         "custom_moods": {"Gloomy": "broods in a corner"},
         "time_zone": "Europe/Stockholm",
-        "cadence": {"kind": "daily", "at": "20:00"},
+        "cadence": {"kind": "daily", "at": "20:00", "remind_hours": 6},
     }
     response = api.put(path, token=ref, json=changed)
     assert response.status_code == 200, response.get_data(as_text=True)
     after = api.get(path, token=ref).get_json()
     assert after["opening_turns"] == 2 and after["fair_interval_hours"] == 12
     assert after["time_zone"] == "Europe/Stockholm"
-    assert after["cadence"]["kind"] == "daily" and after["cadence"]["at"] == "20:00"
+    assert after["cadence"] == {"kind": "daily", "at": "20:00", "hours": None, "remind_hours": 6}
     assert after["custom_moods"] == {"Gloomy": "broods in a corner"}
     audit = api.get(f"/campaigns/{world.slug}/audit", token=ref).get_json()["lines"]
     assert audit and "setting" in audit[0]["sentence"].lower()

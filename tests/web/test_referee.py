@@ -198,6 +198,22 @@ def test_hours_between_turns_that_are_not_a_number_are_refused_in_words(client, 
     assert page.status_code == 400 and b"whole number" in page.data
 
 
+def test_the_schedule_reminder_is_set_on_the_settings_form(client, auth, game, db_session):
+    campaign, referee, _ = game
+    auth.login(referee)
+    base = f"/c/{campaign.slug}/referee"
+    form = {"opening_turns": "2", "cadence": "hours", "cadence_hours": "24"}
+    page = auth.post(base + "/settings", {**form, "remind_hours": "six"})
+    assert page.status_code == 400 and b"whole number" in page.data
+    assert auth.post(base + "/settings", {**form, "remind_hours": "6"}).status_code == 302
+    db_session.expire_all()
+    cadence = db_session.get(Campaign, campaign.id).settings["cadence"]
+    assert cadence == {"kind": "hours", "hours": 24, "remind_hours": 6}
+    assert 'name="remind_hours" inputmode="numeric" size="4" value="6"' in client.get(
+        base + "/"
+    ).get_data(as_text=True)
+
+
 def test_private_feed_address_is_refused_when_private_feeds_are_off(client, auth, game, app):
     campaign, referee, _ = game
     app.config["PBP_ALLOW_PRIVATE_FEEDS"] = False

@@ -238,17 +238,20 @@ def queue_reminder(
     character: Character,
     player: User,
     now: datetime,
+    once_per_turn: bool = False,
 ) -> OutboxMessage:
     """The referee's nudge to a player whose character has no entry in this turn yet
     (Noteworthy: "In a turn, you post at least one in-character entry"). One per
-    character, turn and hour, however often the button is pressed."""
+    character, turn and hour, however often the button is pressed; the schedule's
+    (`once_per_turn`) one per character and turn."""
+    when = "schedule" if once_per_turn else f"{now:%Y%m%d%H}"
     return queue(
         session=session,
         settings=settings,
         letter=Letter(
             kind="reminder",
             template="reminder",
-            dedupe_key=f"remind:{turn.id}:{character.id}:{now:%Y%m%d%H}",
+            dedupe_key=f"remind:{turn.id}:{character.id}:{when}",
             to=player,
             campaign=campaign,
             subject=f"Turn {turn.number}: your entry is awaited",

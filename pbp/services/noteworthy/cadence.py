@@ -20,8 +20,8 @@ from sqlmodel import Session, col, select
 from pbp.errors import UserError
 from pbp.models import AuditLog, Campaign, Turn
 from pbp.services.mail.notifications import queue_turn_waiting
+from pbp.services.noteworthy import reminders, turns
 from pbp.services.noteworthy import tally as tally_service
-from pbp.services.noteworthy import turns
 
 KINDS = ("manual", "daily", "hours")
 
@@ -41,18 +41,32 @@ def validate(cadence: dict, time_zone: str) -> dict:
         ZoneInfo(time_zone)
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise UserError(f"unknown time zone {time_zone!r}") from exc
+    remind = _remind_hours(cadence.get("remind_hours"))
+    reminder = {"remind_hours": remind} if remind else {}
     if kind == "daily":
         try:
             time.fromisoformat(cadence.get("at", ""))
         except ValueError as exc:
             raise UserError("a daily cadence needs a time of day like 20:00") from exc
-        return {"kind": kind, "at": cadence["at"]}
+        return {"kind": kind, "at": cadence["at"], **reminder}
     if kind == "hours":
         hours = int(cadence.get("hours") or 0)
         if not 1 <= hours <= 24 * 14:
             raise UserError("turns last between 1 hour and 14 days")
-        return {"kind": kind, "hours": hours}
-    return {"kind": "manual"}
+        return {"kind": kind, "hours": hours, **reminder}
+    return {"kind": "manual", **reminder}
+
+
+def _remind_hours(raw) -> int:
+    """How long before a turn's deadline players with no entry are reminded (0: never)."""
+    if isinstance(raw, str):
+        raw = raw.strip()
+        if raw and not raw.isdigit():
+            raise UserError("the hours before the deadline for a reminder must be a whole number")
+    hours = int(raw or 0)
+    if not 0 <= hours <= 24 * 14:
+        raise UserError("a reminder goes out between 1 hour and 14 days before the deadline")
+    return hours
 
 
 def deadline_after(opened: datetime, cadence: dict, time_zone: str) -> datetime | None:
@@ -157,6 +171,61 @@ def _wait(session, campaign, turn, reason, now, mail, outcome="closed, waiting")
                 session=session, settings=mail, campaign=campaign, turn=turn, reason=reason, now=now
             )
     return Advance(campaign.id, turn.number, outcome, reason)
+
+
+def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int]:
+    """The scheduler's job: in each campaign whose cadence asks for it (``remind_hours``),
+    once the open turn's deadline is that close, remind every player whose character has no
+    entry in the turn yet (Noteworthy: "In a turn, you post at least one in-character
+    entry"), as the referee's button does. Once per turn; a turn with no deadline never.
+    Returns {campaign id: reminders queued}."""
+    from pbp.db import writing
+
+    with Session(engine) as session:
+        open_turns = session.exec(
+            select(Campaign, Turn)
+            .join(Turn, col(Turn.campaign_id) == Campaign.id)
+            .where(Turn.status == "open", col(Turn.deadline).is_not(None), Turn.deadline > now)
+        ).all()
+        due = [
+            (campaign.id, turn.id)
+            for campaign, turn in open_turns
+            if _reminds_at(campaign, turn) is not None and _reminds_at(campaign, turn) <= now
+        ]
+    done = {}
+    for campaign_id, turn_id in due:
+        with writing(), Session(engine, expire_on_commit=False) as session:
+            campaign, turn = session.get(Campaign, campaign_id), session.get(Turn, turn_id)
+            assert campaign is not None and turn is not None  # read just before
+            if _reminded(session, campaign, turn):
+                continue
+            done[campaign_id] = reminders.remind_missing(
+                session=session, campaign=campaign, turn=turn, mail=mail, now=now, actor=None
+            )
+            if sender is not None:
+                sender.send_after_commit(session=session)
+            session.commit()
+    return done
+
+
+def _reminds_at(campaign: Campaign, turn: Turn) -> datetime | None:
+    hours = ((campaign.settings or {}).get("cadence") or {}).get("remind_hours")
+    if not hours or turn.deadline is None:
+        return None
+    return turn.deadline - timedelta(hours=int(hours))
+
+
+def _reminded(session: Session, campaign: Campaign, turn: Turn) -> bool:
+    """Whether the schedule's reminder of this turn went out (the audit log keeps it)."""
+    found = session.exec(
+        select(AuditLog.id).where(
+            AuditLog.campaign_id == campaign.id,
+            AuditLog.action == "remind",
+            AuditLog.detail["turn"].as_integer() == turn.number,
+            AuditLog.detail["scheduled"].as_boolean(),
+        )
+    ).first()
+    return found is not None
 
 
 def advance_all_due(*, engine, now: datetime, mail=None, sender=None) -> list[Advance]:

@@ -27,7 +27,6 @@ from pbp.services.mail.notifications import (
     event_batch_key,
     final_batch_key,
     queue_final_notice,
-    queue_reminder,
     results_batch_key,
 )
 from pbp.services.mail.outbox import outbox_counts, outbox_messages
@@ -37,6 +36,7 @@ from pbp.services.noteworthy import (
     cadence,
     commenters,
     dashboard,
+    reminders,
     turns,
 )
 
@@ -273,21 +273,12 @@ def remind(
     """A reminder to every player who has not posted an entry this turn (Noteworthy: "In a
     turn, you post at least one in-character entry"); returns how many were queued."""
     _check(session, campaign, actor, "send reminders")
-    view = dashboard.dashboard(session=session, campaign=campaign)
-    sent = 0
-    for row in view.roster:
-        if row.character in view.missing_posters and row.player is not None:
-            queue_reminder(
-                session=session,
-                settings=mail,
-                campaign=campaign,
-                turn=view.turn,
-                character=row.character,
-                player=row.player,
-                now=now,
-            )
-            sent += 1
-    turns.audit(session, campaign, actor, "remind", count=sent)
+    turn = turns.latest_turn(session=session, campaign=campaign)
+    if turn is None:
+        return 0
+    sent = reminders.remind_missing(
+        session=session, campaign=campaign, turn=turn, mail=mail, now=now, actor=actor
+    )
     if sender is not None:
         sender.send_after_commit(session=session)
     return sent

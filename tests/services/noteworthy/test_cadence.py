@@ -45,6 +45,15 @@ def test_bad_cadence_is_refused(bad):
         cadence.validate(bad, "UTC")
 
 
+def test_a_reminder_before_the_deadline_is_part_of_any_cadence():
+    daily = {"kind": "daily", "at": "20:00", "remind_hours": "6"}
+    assert cadence.validate(daily, "UTC") == {"kind": "daily", "at": "20:00", "remind_hours": 6}
+    assert cadence.validate({"kind": "manual", "remind_hours": ""}, "UTC") == {"kind": "manual"}
+    for bad, words in (("six", "whole number"), (24 * 15, "14 days"), ("-2", "whole number")):
+        with pytest.raises(UserError, match=words):
+            cadence.validate({"kind": "manual", "remind_hours": bad}, "UTC")
+
+
 def test_unknown_time_zone_is_refused():
     with pytest.raises(UserError, match="time zone"):
         cadence.validate({"kind": "manual"}, "Mars/Olympus")
