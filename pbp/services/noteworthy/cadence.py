@@ -180,6 +180,7 @@ def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int
     entry"), as the referee's button does. Once per turn; a turn with no deadline never.
     Returns {campaign id: reminders queued}."""
     from pbp.db import writing
+    from pbp.errors import PbpError
 
     with Session(engine) as session:
         open_turns = session.exec(
@@ -190,13 +191,19 @@ def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int
         due = [
             (campaign.id, turn.id)
             for campaign, turn in open_turns
-            if _reminds_at(campaign, turn) is not None and _reminds_at(campaign, turn) <= now
+            if (at := _reminds_at(campaign, turn)) is not None and at <= now
         ]
     done = {}
     for campaign_id, turn_id in due:
         with writing(), Session(engine, expire_on_commit=False) as session:
             campaign, turn = session.get(Campaign, campaign_id), session.get(Turn, turn_id)
             assert campaign is not None and turn is not None  # read just before
+            try:
+                # Under the campaign's lock: a second worker's job waits, then sees the
+                # first one's audit line and sends nothing.
+                turns.lock_campaign(session, campaign)
+            except PbpError:  # SQLite: another writer holds the database; next minute
+                continue
             if _reminded(session, campaign, turn):
                 continue
             done[campaign_id] = reminders.remind_missing(

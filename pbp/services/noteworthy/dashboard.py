@@ -100,7 +100,8 @@ class Dashboard:
 
     @property
     def missing_posters(self) -> list[Character]:
-        """Noteworthy: "In a turn, you post at least one in-character entry"."""
+        """Noteworthy: "In a turn, you post at least one in-character entry". From the rows
+        the page has already read; reminders.missing_posters asks the database the same."""
         if self.turn is None or self.turn.status == "resolved":
             return []
         return [
