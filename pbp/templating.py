@@ -10,9 +10,10 @@ the plain-text parts of a mail are not (no "&amp;" in someone's inbox).
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import jinja2
 from markupsafe import Markup, escape
@@ -51,6 +52,24 @@ def when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else ""
 
 
+def zoned(moment: datetime | None, zone: str = "UTC") -> str:
+    """`moment` in `zone`, saying which ("2026-12-01 19:00 CET"); UTC for an unknown zone.
+    Pages use it too (pbp.web.times)."""
+    if moment is None:
+        return ""
+    local = in_zone(moment, zone)  # stored as naive UTC when it has no zone
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname() or zone}"
+
+
+def in_zone(moment: datetime, zone: str) -> datetime:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(ZoneInfo(zone or "UTC"))
+    except (ZoneInfoNotFoundError, ValueError):
+        return moment.astimezone(UTC)
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -67,6 +86,7 @@ def environment() -> jinja2.Environment:
     env.filters["web_url"] = lambda url: web_url(url) or ""
     env.filters["oneline"] = one_line
     env.filters["when"] = when
+    env.filters["zoned"] = zoned
     env.filters["paragraphs"] = paragraphs
     return env
 

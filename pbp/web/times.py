@@ -10,17 +10,11 @@ the CSP forbids it).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Flask
 from markupsafe import Markup
 
-
-def zoned(moment: datetime | None, zone: str = "UTC") -> str:
-    if moment is None:
-        return ""
-    local = _in_zone(moment, zone)  # stored as naive UTC when it has no zone
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname() or zone}"
+from pbp.templating import in_zone, zoned
 
 
 def iso(moment: datetime | None) -> str:
@@ -37,18 +31,9 @@ def time_tag(moment: datetime | None, zone: str = "UTC", seconds: bool = False) 
         return Markup("")
     shown = zoned(moment, zone)
     if seconds:  # a roll's moment: to the second, as its record has it
-        local = _in_zone(moment, zone)
+        local = in_zone(moment, zone)
         shown = f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or zone}"
     return Markup('<time datetime="{}">{}</time>').format(iso(moment), shown)
-
-
-def _in_zone(moment: datetime, zone: str) -> datetime:
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        return moment.astimezone(ZoneInfo(zone or "UTC"))
-    except (ZoneInfoNotFoundError, ValueError):
-        return moment.astimezone(UTC)
 
 
 def countdown(deadline: datetime | None, now: datetime) -> str:

@@ -59,7 +59,7 @@ def test_html_escapes_and_text_does_not():
         campaign_url="https://pbp.example/c/ab/",
         unsubscribe_url=None,
         unsubscribe_label="",
-        turn={"number": 2},
+        turn={"number": 2, "deadline": None},
         character={"name": "<Ada>"},
         write_url="https://pbp.example/c/ab/write",
         turn_url="https://pbp.example/c/ab/turns/2",
@@ -68,7 +68,7 @@ def test_html_escapes_and_text_does_not():
     text = env.get_template("mail/reminder.txt").render(
         campaign={"name": "A & B"},
         campaign_url="https://pbp.example/c/ab/",
-        turn={"number": 2},
+        turn={"number": 2, "deadline": None},
         character={"name": "<Ada>"},
         write_url="https://pbp.example/c/ab/write",
         turn_url="https://pbp.example/c/ab/turns/2",

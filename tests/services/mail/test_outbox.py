@@ -89,6 +89,33 @@ def test_one_message_per_player_character_none_for_the_referee(db_session, game)
     assert 'href="http://pbp.test/c/salon-of-knives/turns/1"' in first.body_html
 
 
+def test_the_event_and_the_reminder_say_when_the_turn_closes_in_the_campaigns_zone(
+    db_session, game
+):
+    """A player who reads the mail should not have to open the site to learn the deadline."""
+    campaign, (ada, *_) = game
+    campaign.time_zone = "Europe/Paris"
+    deadline = datetime(2026, 3, 15, 19, 0, tzinfo=UTC)  # 20:00 in Paris, in winter
+    turn = Turn(campaign_id=campaign.id, number=1, opened_at=NOW, deadline=deadline)
+    db_session.add(turn)
+    db_session.flush()
+    db_session.add(Event(turn_id=turn.id, mode="all", text="The lamps go out."))
+    db_session.flush()
+    event, *_ = notifications.queue_event_notifications(
+        session=db_session, settings=SETTINGS, turn=turn, now=NOW
+    )
+    reminder = notifications.queue_reminder(
+        session=db_session, settings=SETTINGS, campaign=campaign, turn=turn, character=ada,
+        player=user_of(db_session, ada), now=NOW,
+    )  # fmt: skip
+    for message in (event, reminder):
+        assert "closes 2026-03-15 20:00 CET." in message.body_text
+        assert "closes 2026-03-15 20:00 CET." in message.body_html
+    no_deadline = post_event(db_session, campaign, "No hurry.", number=2)
+    assert "closes" not in outbox(db_session, campaign)[-1].body_text
+    assert no_deadline.deadline is None
+
+
 def test_queueing_is_part_of_the_callers_transaction(db_session, game):
     campaign, _chars = game
     with pytest.raises(RuntimeError), db_session.begin_nested():
