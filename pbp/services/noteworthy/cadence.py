@@ -186,7 +186,7 @@ def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int
         open_turns = session.exec(
             select(Campaign, Turn)
             .join(Turn, col(Turn.campaign_id) == Campaign.id)
-            .where(Turn.status == "open", col(Turn.deadline).is_not(None), Turn.deadline > now)
+            .where(Turn.status == "open", col(Turn.deadline) > now)  # a NULL deadline is no match
         ).all()
         due = [
             (campaign.id, turn.id)
