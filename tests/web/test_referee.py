@@ -1,7 +1,7 @@
 """The referee's dashboard through the web: permissions, a turn's whole life, idempotence."""
 
 import threading
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -212,6 +212,12 @@ def test_the_schedule_reminder_is_set_on_the_settings_form(client, auth, game, d
     assert 'name="remind_hours" inputmode="numeric" size="4" value="6"' in client.get(
         base + "/"
     ).get_data(as_text=True)
+    # The dashboard says when the schedule will remind, once a turn has a deadline.
+    auth.post(base + "/event", {"text": "The ball.", "expected_number": "1"})
+    turn = db_session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).one()
+    at = turn.deadline.replace(tzinfo=turn.deadline.tzinfo or UTC) - timedelta(hours=6)
+    board = client.get(base + "/").get_data(as_text=True)
+    assert f'players with no entry yet are reminded <time datetime="{at.isoformat()}">' in board
 
 
 def test_private_feed_address_is_refused_when_private_feeds_are_off(client, auth, game, app):

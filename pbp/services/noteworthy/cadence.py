@@ -191,7 +191,7 @@ def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int
         due = [
             (campaign.id, turn.id)
             for campaign, turn in open_turns
-            if (at := _reminds_at(campaign, turn)) is not None and at <= now
+            if (at := reminds_at(campaign, turn)) is not None and at <= now
         ]
     done = {}
     for campaign_id, turn_id in due:
@@ -215,7 +215,8 @@ def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int
     return done
 
 
-def _reminds_at(campaign: Campaign, turn: Turn) -> datetime | None:
+def reminds_at(campaign: Campaign, turn: Turn) -> datetime | None:
+    """When the schedule reminds the turn's missing posters (None: it does not)."""
     hours = ((campaign.settings or {}).get("cadence") or {}).get("remind_hours")
     if not hours or turn.deadline is None:
         return None

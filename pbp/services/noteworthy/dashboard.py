@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -11,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
-from pbp.services.noteworthy import commenters, websub
+from pbp.services.noteworthy import cadence, commenters, websub
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.feed_problems import FeedProblem, feed_problem
 
@@ -88,6 +89,14 @@ class Dashboard:
         """The queued event's text tailored for one character ({} when there is none)."""
         tailored = self.queued.get("tailored", [])
         return next((t for t in tailored if t["character_id"] == character_id), {})
+
+    @property
+    def reminds_at(self) -> datetime | None:
+        """When the schedule reminds the players with no entry in the open turn, if it
+        does (the cadence's reminder, before a deadline)."""
+        if self.turn is None or self.turn.status != "open":
+            return None
+        return cadence.reminds_at(self.campaign, self.turn)
 
     @property
     def game_over(self) -> bool:
