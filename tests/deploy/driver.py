@@ -43,6 +43,8 @@ def _poll(args, engine, log) -> None:
 
     def done(outcome: polling.PollOutcome) -> None:
         line = {"blog": outcome.blog_id, "status": outcome.status, "at": time.time()}
+        if outcome.error:  # why a fetch failed, for the test's message
+            line["error"] = outcome.error
         log.write(json.dumps(line) + "\n")
 
     with fetcher:

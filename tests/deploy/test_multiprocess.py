@@ -356,7 +356,7 @@ def test_two_workers_fetch_every_feed_exactly_once(pg_engine, feeds_factory, cle
     assert by_a and by_b
     lines = [r for n in "ab" for r in _log(workers, n)]
     statuses = Counter(r["status"] for r in lines if "status" in r)
-    assert statuses == {"ok": len(blog_ids)}
+    assert statuses == {"ok": len(blog_ids)}, [r for r in lines if r.get("status") != "ok"][:5]
     # Both first passes (500 feeds each) outlasted the lease: exactly once held through
     # lease renewals.
     assert min(p[0] for p in passes.values()) > LEASE_SECONDS
