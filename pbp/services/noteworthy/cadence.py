@@ -157,14 +157,7 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
 def _wait(session, campaign, turn, reason, now, mail, outcome="closed, waiting") -> Advance:
     """Tell the referee once: on the dashboard (the audit log is its message board) and,
     with `mail`, by mail, since nothing happens until they act."""
-    already = session.exec(
-        select(AuditLog).where(
-            AuditLog.campaign_id == campaign.id,
-            AuditLog.action == "schedule_waiting",
-            AuditLog.detail["turn"].as_integer() == turn.number,
-        )
-    ).first()
-    if already is None:
+    if not _noted(session, campaign, turn, "schedule_waiting"):
         turns.audit(session, campaign, None, "schedule_waiting", turn=turn.number, reason=reason)
         if mail is not None:
             queue_turn_waiting(
@@ -204,7 +197,8 @@ def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int
                 turns.lock_campaign(session, campaign)
             except PbpError:  # SQLite: another writer holds the database; next minute
                 continue
-            if _reminded(session, campaign, turn):
+            scheduled = AuditLog.detail["scheduled"].as_boolean()  # not the referee's button
+            if _noted(session, campaign, turn, "remind", scheduled):
                 continue
             done[campaign_id] = reminders.remind_missing(
                 session=session, campaign=campaign, turn=turn, mail=mail, now=now, actor=None
@@ -223,14 +217,15 @@ def reminds_at(campaign: Campaign, turn: Turn) -> datetime | None:
     return turn.deadline - timedelta(hours=int(hours))
 
 
-def _reminded(session: Session, campaign: Campaign, turn: Turn) -> bool:
-    """Whether the schedule's reminder of this turn went out (the audit log keeps it)."""
+def _noted(session: Session, campaign: Campaign, turn: Turn, action: str, *more) -> bool:
+    """Whether the audit log has `action` for this turn (and `more` conditions): what the
+    schedule does once per turn (tell the referee it waits, remind) it notes there."""
     found = session.exec(
         select(AuditLog.id).where(
             AuditLog.campaign_id == campaign.id,
-            AuditLog.action == "remind",
+            AuditLog.action == action,
             AuditLog.detail["turn"].as_integer() == turn.number,
-            AuditLog.detail["scheduled"].as_boolean(),
+            *more,
         )
     ).first()
     return found is not None
