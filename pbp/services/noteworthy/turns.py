@@ -29,6 +29,7 @@ from pbp.models import (
     User,
 )
 from pbp.rules import noteworthy as nw
+from pbp.services.mail.notifications import queue_event_notifications, queue_turn_results
 from pbp.services.noteworthy import play_mail
 from pbp.services.noteworthy import tally as tally_service
 
@@ -173,8 +174,6 @@ def post_event(
     audit(session, campaign, actor, "post_event", turn=number, tailored=len(tailored))
     session.flush()
     if mail is not None:
-        from pbp.services.mail.notifications import queue_event_notifications
-
         queue_event_notifications(session=session, turn=turn, now=now, settings=mail)
     return turn
 
@@ -319,8 +318,6 @@ def resolve_turn(
     )
     session.flush()
     if mail is not None:
-        from pbp.services.mail.notifications import queue_turn_results
-
         summary = "\n".join([*result.explanation, *(consequences or {}).values()])
         queue_turn_results(session=session, settings=mail, turn=turn, summary=summary, now=now)
     return turn, result
