@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import secrets
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -91,7 +92,11 @@ def csrf_token(client, url: str = "/login") -> str:
 
 
 def post_form(client, url: str, data: dict | None = None, *, token_url: str = "/login", **kw):
-    data = {**(data or {}), "csrf_token": csrf_token(client, token_url)}
+    """POST a form as a browser sends it: with the CSRF token and a one-time form token (a
+    fresh one each call, unless `data` carries its own: the same token twice is a double
+    click)."""
+    data = {"form_token": secrets.token_urlsafe(18), **(data or {})}
+    data["csrf_token"] = csrf_token(client, token_url)
     return client.post(url, data=data, **kw)
 
 

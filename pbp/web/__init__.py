@@ -11,6 +11,7 @@ from pbp.errors import PbpError, RulesError, SchemaBehind, UserError
 def init_app(app: Flask) -> None:
     from pbp import request_size
     from pbp.web import (
+        actions,
         auth,
         blog,
         cards,
@@ -38,6 +39,7 @@ def init_app(app: Flask) -> None:
     signup.init_app(app)  # /signup (PBP_SIGNUP), under the same limiter
     websub.init_app(app)  # the WebSub callback: CSRF-exempt, under the same limiter
     nav.init_app(app)  # the campaign navigation bar, a template global
+    actions.init_app(app)  # form_fields(), as_typed() and refusal() for the forms' templates
     times.init_app(app)  # the `zoned` and `iso` filters
     app.register_blueprint(public.bp)
     app.register_blueprint(feeds.bp)

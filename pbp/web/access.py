@@ -123,12 +123,17 @@ def login_required(view):
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
         if current_account() is None:
-            back = request.full_path.rstrip("?") if request.method == "GET" else None
-            flash("Log in to open that page: it is for the people playing.", "info")
-            return redirect(url_for("auth.login", next=back))
+            return to_login()
         return view(*args, **kwargs)
 
     return wrapped
+
+
+def to_login():
+    """The login page, coming back to this one (a GET) afterwards."""
+    back = request.full_path.rstrip("?") if request.method == "GET" else None
+    flash("Log in to open that page: it is for the people playing.", "info")
+    return redirect(url_for("auth.login", next=back))
 
 
 def safe_next(target: str | None, default: str = "/") -> str:

@@ -1,26 +1,24 @@
 """The referee's dashboard: events, turns, tallies, rulings, roster and endgame.
 
-Every action is a POST that redirects back (no double submission on reload); each is
-idempotent in the services, so a double click or a retried request changes nothing twice.
+Every action is a POST declared with `pbp.web.actions.action`: it redirects back (no
+double submission on reload), a form that creates or mails carries a one-time token (a
+double click changes nothing twice), and a refused form comes back on the dashboard with
+what was typed and the reason beside it (status 422).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, render_template, request, url_for
 
 from pbp.db import get_session
-from pbp.errors import UserError
-from pbp.models import utcnow
+from pbp.inputs.referee import consequences, custom_moods, ruling_value
 from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
 from pbp.services.forum import threads, visibility
-from pbp.services.mail import send as mail_send
 from pbp.services.mail.outbox import outbox_counts
-from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import cadence, dashboard, referee, turns
 from pbp.web.access import current_account, login_required, require_referee
+from pbp.web.actions import Act, action, now
 
 bp = Blueprint("referee", __name__, url_prefix="/c/<slug>/referee")
 
@@ -32,36 +30,11 @@ RULING_KINDS = referee.RULING_KINDS
 TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
-def now() -> datetime:
-    """The web layer's clock; tests may set PBP_CLOCK to a callable."""
-    return current_app.config.get("PBP_CLOCK", utcnow)()
-
-
 def _campaign(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     require_referee(campaign)
     return session, campaign
-
-
-def _mail() -> MailSettings:
-    return MailSettings.from_config(current_app.config)
-
-
-def _back(slug: str, message: str | None = None, anchor: str = ""):
-    if message:
-        flash(message, "ok")
-    return redirect(url_for("referee.board", slug=slug) + anchor)
-
-
-def _int(name: str, *, required: bool = True) -> int | None:
-    raw = (request.form.get(name) or "").strip()
-    if not raw and not required:
-        return None
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise UserError(f"{name.replace('_', ' ')} must be a whole number") from exc
 
 
 @bp.get("/")
@@ -112,228 +85,177 @@ def _forum_board(session, campaign):
     ), TOKEN_PAGE_HEADERS
 
 
-def _sender():
-    return mail_send.sender_for_app(current_app)
+def _back(slug: str, anchor: str = "") -> str:
+    return url_for("referee.board", slug=slug) + anchor
 
 
-@bp.post("/event")
-@login_required
-def post_event(slug: str):
-    session, campaign = _campaign(slug)
+@action(bp, "/event", role="referee", creates=True, page="referee.board")
+def post_event(act: Act, slug: str):
     turn = referee.open_turn(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        now=now(),
-        text=request.form.get("text", ""),
-        tailored=_tailored(session, campaign),
-        deadline_hours=_int("deadline_hours", required=False),
-        expected_number=_int("expected_number"),
-        mail=_mail(),
-        sender=_sender(),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        now=act.now,
+        text=act.text("text"),
+        tailored=_tailored(act),
+        deadline_hours=act.number("deadline_hours", required=False),
+        expected_number=act.number("expected_number"),
+        mail=act.mail,
+        sender=act.sender,
     )
-    session.commit()
-    return _back(slug, f"Turn {turn.number} is open; every player's notification is queued.")
+    message = f"Turn {turn.number} is open; every player's notification is queued."
+    return act.done(_back(slug), message)
 
 
-def _tailored(session, campaign) -> list[turns.Tailored]:
+def _tailored(act: Act) -> list[turns.Tailored]:
     tailored = []
-    for character in campaigns.characters(session=session, campaign=campaign):
-        text = (request.form.get(f"tailor_{character.id}") or "").strip()
+    for character in campaigns.characters(session=act.session, campaign=act.campaign):
+        text = act.text(f"tailor_{character.id}").strip()
         if text:
-            mode = request.form.get(f"mode_{character.id}", "addition")
+            mode = act.form.get(f"mode_{character.id}", "addition")
             tailored.append(turns.Tailored(character.id, mode, text))
     return tailored
 
 
-@bp.post("/queue")
-@login_required
-def queue_event(slug: str):
+@action(bp, "/queue", role="referee", page="referee.board")
+def queue_event(act: Act, slug: str):
     """The next turn's event, kept until the scheduler opens the turn at the deadline."""
-    session, campaign = _campaign(slug)
     queued = referee.queue_event(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        text=request.form.get("text") or "",
-        tailored=_tailored(session, campaign),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        text=act.text("text"),
+        tailored=_tailored(act),
     )
-    session.commit()
-    return _back(slug, "Next event queued." if queued.text else "Queued event cleared.")
+    return act.done(_back(slug), "Next event queued." if queued.text else "Queued event cleared.")
 
 
-@bp.post("/close")
-@login_required
-def close(slug: str):
-    session, campaign = _campaign(slug)
-    turn = referee.close(session=session, campaign=campaign, actor=current_account(), now=now())
-    session.commit()
-    return _back(slug, f"Turn {turn.number} is closed: notes no longer count.")
+@action(bp, "/close", role="referee", page="referee.board")
+def close(act: Act, slug: str):
+    turn = referee.close(session=act.session, campaign=act.campaign, actor=act.account, now=act.now)
+    return act.done(_back(slug), f"Turn {turn.number} is closed: notes no longer count.")
 
 
-@bp.post("/reopen")
-@login_required
-def reopen(slug: str):
-    session, campaign = _campaign(slug)
-    turn = referee.reopen(session=session, campaign=campaign, actor=current_account(), now=now())
-    session.commit()
-    return _back(slug, f"Turn {turn.number} is open again: notes count until it closes.")
+@action(bp, "/reopen", role="referee", page="referee.board")
+def reopen(act: Act, slug: str):
+    turn = referee.reopen(
+        session=act.session, campaign=act.campaign, actor=act.account, now=act.now
+    )
+    return act.done(_back(slug), f"Turn {turn.number} is open again: notes count until it closes.")
 
 
-@bp.post("/rule")
-@login_required
-def rule(slug: str):
-    session, campaign = _campaign(slug)
+@action(bp, "/rule", role="referee", creates=True, page="referee.board")
+def rule(act: Act, slug: str):
     referee.rule(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        now=now(),
-        kind=request.form.get("kind", ""),
-        subject_id=_int("subject_id", required=False),
-        value=_ruling_value(request.form.get("value", "")),
-        reason=request.form.get("reason", ""),
-        mail=_mail(),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        now=act.now,
+        kind=act.text("kind"),
+        subject_id=act.number("subject_id", required=False),
+        value=ruling_value(act.text("value")),
+        reason=act.text("reason"),
+        mail=act.mail,
     )
-    session.commit()
-    return _back(slug, "Ruling recorded; the tally below applies it.", "#tally")
+    return act.done(_back(slug, "#tally"), "Ruling recorded; the tally below applies it.")
 
 
-def _ruling_value(raw: str):
-    """Character ids arrive as digits; everything else (support, invalid…) as text."""
-    raw = raw.strip()
-    if raw.lstrip("-").isdigit():
-        return int(raw)
-    return {"": None, "true": True, "false": False}.get(raw.lower(), raw)
-
-
-@bp.post("/resolve")
-@login_required
-def resolve(slug: str):
-    session, campaign = _campaign(slug)
-    consequences = {
-        int(key.removeprefix("consequence_")): value
-        for key, value in request.form.items()
-        if key.startswith("consequence_") and key.removeprefix("consequence_").isdigit()
-    }
+@action(bp, "/resolve", role="referee", page="referee.board")
+def resolve(act: Act, slug: str):
     turn, _result = referee.resolve(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        now=now(),
-        consequences=consequences,
-        mail=_mail(),
-        sender=_sender(),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        now=act.now,
+        consequences=consequences(act.form),
+        mail=act.mail,
+        sender=act.sender,
     )
-    session.commit()
-    return _back(slug, f"Turn {turn.number} is resolved.")
+    return act.done(_back(slug), f"Turn {turn.number} is resolved.")
 
 
-@bp.post("/final-notice")
-@login_required
-def final_notice(slug: str):
-    session, campaign = _campaign(slug)
+@action(bp, "/final-notice", role="referee", creates=True, page="referee.board")
+def final_notice(act: Act, slug: str):
     referee.publish_final_notice(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        now=now(),
-        text=request.form.get("text") or "",
-        mail=_mail(),
-        sender=_sender(),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        now=act.now,
+        text=act.text("text"),
+        mail=act.mail,
+        sender=act.sender,
     )
-    session.commit()
-    return _back(slug, "The final notice is published and mailed.")
+    return act.done(_back(slug), "The final notice is published and mailed.")
 
 
-@bp.post("/characters")
-@login_required
-def add_character(slug: str):
-    session, campaign = _campaign(slug)
+@action(bp, "/characters", role="referee", creates=True, page="referee.board")
+def add_character(act: Act, slug: str):
     character = roster.add_character(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        name=request.form.get("name", ""),
-        feed_url=request.form.get("feed_url"),
-        aliases=request.form.get("aliases", "").split(","),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        name=act.text("name"),
+        feed_url=act.form.get("feed_url"),
+        aliases=act.text("aliases").split(","),
         allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
     )
-    session.commit()
-    return _back(slug, f"{character.name} joins the roster.", "#roster")
+    return act.done(_back(slug, "#roster"), f"{character.name} joins the roster.")
 
 
-@bp.post("/alias")
-@login_required
-def map_commenter(slug: str):
-    session, campaign = _campaign(slug)
+@action(bp, "/alias", role="referee", page="referee.board")
+def map_commenter(act: Act, slug: str):
     mapped = referee.map_commenter(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        character_id=_int("character_id"),
-        kind=request.form.get("kind", "name"),
-        value=request.form.get("value", ""),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        character_id=act.number("character_id"),
+        kind=act.form.get("kind", "name"),
+        value=act.text("value"),
     )
-    session.commit()
-    return _back(slug, f"Mapped; {mapped} waiting note(s) now count.", "#commenters")
+    return act.done(_back(slug, "#commenters"), f"Mapped; {mapped} waiting note(s) now count.")
 
 
-@bp.post("/poll/<int:blog_id>")
-@login_required
-def poll_now(slug: str, blog_id: int):
+@action(bp, "/poll/<int:blog_id>", role="referee", page="referee.board")
+def poll_now(act: Act, slug: str, blog_id: int):
     """Ask the scheduler to poll this feed on its next pass (within a minute)."""
-    session, campaign = _campaign(slug)
     referee.poll_soon(
-        session=session, campaign=campaign, actor=current_account(), now=now(), blog_id=blog_id
+        session=act.session, campaign=act.campaign, actor=act.account, now=act.now, blog_id=blog_id
     )
-    session.commit()
-    return _back(slug, "The feed will be polled within a minute.", "#roster")
+    return act.done(_back(slug, "#roster"), "The feed will be polled within a minute.")
 
 
-@bp.post("/settings")
-@login_required
-def settings(slug: str):
-    session, campaign = _campaign(slug)
-    moods = {}
-    for line in request.form.get("custom_moods", "").splitlines():
-        if "=" in line:
-            mood, action = (part.strip() for part in line.split("=", 1))
-            moods[mood] = action
+@action(bp, "/settings", role="referee", page="referee.board")
+def settings(act: Act, slug: str):
     referee.save_settings(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        opening_turns=_int("opening_turns"),
-        fair_interval_hours=_int("fair_interval_hours", required=False),
-        custom_moods=moods,
-        time_zone=request.form.get("time_zone"),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        opening_turns=act.number("opening_turns"),
+        fair_interval_hours=act.number("fair_interval_hours", required=False),
+        custom_moods=custom_moods(act.text("custom_moods")),
+        time_zone=act.form.get("time_zone"),
         turn_cadence={
-            "kind": request.form.get("cadence", "manual"),
-            "at": request.form.get("cadence_at", ""),
-            "hours": request.form.get("cadence_hours") or 0,
-            "remind_hours": request.form.get("remind_hours", ""),
+            "kind": act.form.get("cadence", "manual"),
+            "at": act.text("cadence_at"),
+            "hours": act.form.get("cadence_hours") or 0,
+            "remind_hours": act.text("remind_hours"),
         },
     )
-    session.commit()
-    return _back(slug, "Settings saved.", "#settings")
+    return act.done(_back(slug, "#settings"), "Settings saved.")
 
 
-@bp.post("/remind")
-@login_required
-def remind(slug: str):
+@action(bp, "/remind", role="referee", creates=True, page="referee.board")
+def remind(act: Act, slug: str):
     """One click: a reminder to every player who has not posted an entry this turn."""
-    session, campaign = _campaign(slug)
     sent = referee.remind(
-        session=session,
-        campaign=campaign,
-        actor=current_account(),
-        now=now(),
-        mail=_mail(),
-        sender=_sender(),
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        now=act.now,
+        mail=act.mail,
+        sender=act.sender,
     )
-    session.commit()
-    return _back(slug, f"Reminder queued for {sent} player(s).")
+    return act.done(_back(slug), f"Reminder queued for {sent} player(s).")
 
 
 @bp.get("/outbox")

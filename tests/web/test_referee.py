@@ -131,7 +131,8 @@ def test_resolving_an_open_turn_is_a_clear_conflict(client, auth, game):
     auth.login(referee)
     auth.post(f"/c/{campaign.slug}/referee/event", {"text": "E", "expected_number": "1"})
     page = auth.post(f"/c/{campaign.slug}/referee/resolve", {})
-    assert page.status_code == 409 and b"close the turn" in page.data
+    # Refused on the dashboard (422), the reason beside the resolve form.
+    assert page.status_code == 422 and b"close the turn" in page.data
 
 
 def test_once_a_character_has_won_the_dashboard_offers_no_next_turn(client, auth, game, db_session):
@@ -151,7 +152,7 @@ def test_once_a_character_has_won_the_dashboard_offers_no_next_turn(client, auth
     assert "The game is over: no turn follows." in board
     assert "Event for turn 2" not in board and "Queue the event for turn 2" not in board
     page = auth.post(base + "/event", {"text": "One more ball.", "expected_number": "2"})
-    assert page.status_code == 409 and "the game is over" in page.get_data(as_text=True)
+    assert page.status_code == 422 and "the game is over" in page.get_data(as_text=True)
     db_session.expire_all()
     assert db_session.get(Campaign, campaign.id).status == "ended"
     turns = db_session.exec(select(Turn.number).where(Turn.campaign_id == campaign.id)).all()
@@ -169,7 +170,7 @@ def test_the_event_form_starts_from_the_event_queued_for_the_schedule(
     queued = {"text": "The masked ball.", f"tailor_{ada.id}": "Ada's mask slips."}
     assert auth.post(base + "/queue", {**queued, f"mode_{ada.id}": "replacement"}).status_code
     board = client.get(base + "/").get_data(as_text=True)
-    assert 'name="text" rows="5">The masked ball.</textarea>' in board
+    assert 'name="text" rows="5" required>The masked ball.</textarea>' in board
     assert 'rows="3">Ada&#39;s mask slips.</textarea>' in board
     assert '<option value="replacement" selected>' in board
     page = auth.post(base + "/event", {"text": "The masked ball.", "expected_number": "1"})
@@ -184,7 +185,7 @@ def test_bad_settings_are_refused_with_the_reason(client, auth, game):
     page = auth.post(
         f"/c/{campaign.slug}/referee/settings", {"opening_turns": "two", "custom_moods": ""}
     )
-    assert page.status_code == 400 and b"whole number" in page.data
+    assert page.status_code == 422 and b"whole number" in page.data
 
 
 def test_hours_between_turns_that_are_not_a_number_are_refused_in_words(client, auth, game):
@@ -195,7 +196,10 @@ def test_hours_between_turns_that_are_not_a_number_are_refused_in_words(client, 
         f"/c/{campaign.slug}/referee/settings",
         {"opening_turns": "2", "cadence": "hours", "cadence_hours": "a day"},
     )
-    assert page.status_code == 400 and b"whole number" in page.data
+    assert page.status_code == 422 and b"whole number" in page.data
+    assert 'name="cadence_hours" inputmode="numeric" size="4" value="a day"' in page.get_data(
+        as_text=True
+    )
 
 
 def test_the_schedule_reminder_is_set_on_the_settings_form(client, auth, game, db_session):
@@ -204,7 +208,7 @@ def test_the_schedule_reminder_is_set_on_the_settings_form(client, auth, game, d
     base = f"/c/{campaign.slug}/referee"
     form = {"opening_turns": "2", "cadence": "hours", "cadence_hours": "24"}
     page = auth.post(base + "/settings", {**form, "remind_hours": "six"})
-    assert page.status_code == 400 and b"whole number" in page.data
+    assert page.status_code == 422 and b"whole number" in page.data
     assert auth.post(base + "/settings", {**form, "remind_hours": "6"}).status_code == 302
     db_session.expire_all()
     cadence = db_session.get(Campaign, campaign.id).settings["cadence"]
@@ -228,7 +232,8 @@ def test_private_feed_address_is_refused_when_private_feeds_are_off(client, auth
         f"/c/{campaign.slug}/referee/characters",
         {"name": "Spy", "feed_url": "http://169.254.169.254/latest/"},
     )
-    assert page.status_code == 400
+    assert page.status_code == 422
+    assert 'name="name" required value="Spy"' in page.get_data(as_text=True)
 
 
 @pytest.fixture
