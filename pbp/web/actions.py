@@ -112,6 +112,9 @@ class Act:
     member: Membership | None
     now: datetime
     form: MultiDict = field(default_factory=MultiDict)
+    #: Where a second press of this form goes when its first answer was a page, not a
+    #: redirect (set by `replay_to`); None: a page answer leaves the token unused (preview).
+    replay_location: str | None = None
 
     @property
     def account(self) -> User:
@@ -143,6 +146,11 @@ class Act:
         except ValueError as exc:
             what = name.replace("_", " ")
             raise UserError(f"{what} must be a whole number, not {raw!r}") from exc
+
+    def replay_to(self, location: str) -> None:
+        """This answer is a page that did the form's work (a secret shown once): the
+        token is used up all the same, and a second press goes to `location`."""
+        self.replay_location = location
 
     def done(self, location: str, message: str | None = None, category: str = "ok") -> Response:
         """The answer of a form that did its work: back to a page, with a message."""
@@ -202,10 +210,9 @@ def _run(view, path: dict, *, role: Role, creates: bool, page) -> Any:
                 return _replayed(first.body)
         answer = view(act, **path)
         response = make_response(answer)
-        if token is not None and response.status_code in (301, 302, 303):
-            idempotency.remember(
-                **token, status=response.status_code, body=_first_answer(response), now=act.now
-            )
+        if token is not None and (_redirects(response) or act.replay_location):
+            first = _first_answer(response, act.replay_location)
+            idempotency.remember(**token, status=response.status_code, body=first, now=act.now)
         act.session.commit()
     except sa.exc.IntegrityError:
         act.session.rollback()
@@ -302,10 +309,15 @@ def _fingerprint() -> str:
     return idempotency.request_hash("POST", request.path, digest.encode())
 
 
-def _first_answer(response: Response) -> dict:
+def _redirects(response: Response) -> bool:
+    return response.status_code in (301, 302, 303)
+
+
+def _first_answer(response: Response, elsewhere: str | None) -> dict:
     # The messages the view flashed travel with the redirect; the replay shows them again.
-    flashes = session.get("_flashes", [])
-    return {"location": response.location, "flashes": [list(f) for f in flashes]}
+    flashes = session.get("_flashes", []) if _redirects(response) else []
+    location = response.location if _redirects(response) else elsewhere
+    return {"location": location, "flashes": [list(f) for f in flashes]}
 
 
 def _replayed(body: dict) -> Response:

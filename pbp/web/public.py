@@ -6,8 +6,6 @@ from flask import (
     Blueprint,
     Response,
     current_app,
-    flash,
-    redirect,
     render_template,
     request,
     url_for,
@@ -19,6 +17,7 @@ from pbp.db import get_session
 from pbp.services import campaigns
 from pbp.services.noteworthy import planet, play
 from pbp.web.access import current_account, current_membership, login_required
+from pbp.web.actions import Act, action
 from pbp.web.page_cache import cached, visitors_version
 
 bp = Blueprint("public", __name__)
@@ -90,21 +89,22 @@ def _planet_page(slug: str, key: tuple, args: dict, user) -> str:
     )
 
 
-@bp.route("/campaigns/new", methods=["GET", "POST"])
 @login_required
-def new_campaign():
-    """Anyone with an account can start a campaign and referee it."""
-    if request.method == "POST":
-        session = get_session()
-        campaign = campaigns.create_campaign(
-            session=session,
-            referee=current_account(),
-            name=request.form.get("name", ""),
-            ruleset=request.form.get("ruleset", "noteworthy"),
-        )
-        session.commit()
-        flash(f"{campaign.name} is created; you referee it.", "ok")
-        if campaign.ruleset == "noteworthy":
-            return redirect(url_for("referee.board", slug=campaign.slug))
-        return redirect(url_for("public.campaign", slug=campaign.slug))
+def _new_campaign_page():
     return render_template("new_campaign.html", rulesets=campaigns.RULESET_NAMES)
+
+
+@action(bp, "/campaigns/new", role="user", creates=True, page=_new_campaign_page, get=True)
+def new_campaign(act: Act):
+    """Anyone with an account can start a campaign and referee it."""
+    campaign = campaigns.create_campaign(
+        session=act.session,
+        referee=act.account,
+        name=act.text("name"),
+        ruleset=act.form.get("ruleset", "noteworthy"),
+    )
+    if campaign.ruleset == "noteworthy":
+        home = url_for("referee.board", slug=campaign.slug)
+    else:
+        home = url_for("public.campaign", slug=campaign.slug)
+    return act.done(home, f"{campaign.name} is created; you referee it.")

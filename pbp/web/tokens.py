@@ -6,14 +6,13 @@ only its hash. That page is not cached and sends no Referer, like the invite pag
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, render_template, url_for
 
 from pbp.db import get_session
-from pbp.errors import UserError
-from pbp.models import utcnow
 from pbp.models.api import TOKEN_SCOPES
 from pbp.services.accounts import tokens as api_tokens
-from pbp.web.access import current_account, login_required, signed_in_account
+from pbp.web.access import login_required, signed_in_account
+from pbp.web.actions import Act, action, as_typed, refused
 from pbp.web.auth import TOKEN_PAGE_HEADERS
 
 bp = Blueprint("tokens", __name__, url_prefix="/account/tokens")
@@ -25,46 +24,40 @@ def page():
     return _page()
 
 
-def _page(issued=None, error: str | None = None, form=None, status: int = 200):
+def _page(issued=None):
     tokens = api_tokens.list_tokens(session=get_session(), user=signed_in_account())
     body = render_template(
         "account/tokens.html",
         tokens=tokens,
         issued=issued,
-        error=error,
-        form=form or {"name": "", "scope": "read"},
+        error=refused("tokens.create"),
+        form={
+            "name": as_typed("tokens.create", "name"),
+            "scope": as_typed("tokens.create", "scope", "read"),
+        },
         scopes=TOKEN_SCOPES,
     )
-    return body, status, TOKEN_PAGE_HEADERS
+    return body, 200, TOKEN_PAGE_HEADERS
 
 
-@bp.post("/")
-@login_required
-def create():
-    session = get_session()
-    form = {"name": request.form.get("name", ""), "scope": request.form.get("scope", "read")}
-    try:
-        issued = api_tokens.create_token(
-            session=session,
-            user=current_account(),
-            name=form["name"],
-            scope=form["scope"],
-            now=utcnow(),
-        )
-    except UserError as exc:
-        session.rollback()
-        return _page(error=str(exc), form=form, status=exc.status)
-    session.commit()
+@action(bp, "/", role="user", creates=True, page=page)
+def create(act: Act):
+    issued = api_tokens.create_token(
+        session=act.session,
+        user=act.account,
+        name=act.text("name"),
+        scope=act.form.get("scope", "read"),
+        now=act.now,
+    )
+    # The token's text is shown once, on this answer; a second press lists the tokens.
+    act.replay_to(url_for("tokens.page"))
     return _page(issued=issued)
 
 
-@bp.post("/<int:token_id>/revoke")
-@login_required
-def revoke(token_id: int):
-    session = get_session()
+@action(bp, "/<int:token_id>/revoke", role="user", page=page)
+def revoke(act: Act, token_id: int):
     token = api_tokens.revoke_token(
-        session=session, user=signed_in_account(), token_id=token_id, now=utcnow()
+        session=act.session, user=act.account, token_id=token_id, now=act.now
     )
-    session.commit()
-    flash(f"The token {token.name!r} is revoked: it no longer works.", "ok")
-    return redirect(url_for("tokens.page"))
+    message = f"The token {token.name!r} is revoked: it no longer works."
+    return act.done(url_for("tokens.page"), message)

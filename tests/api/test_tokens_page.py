@@ -64,8 +64,9 @@ def test_nobody_revokes_another_persons_token(auth, db_session):
 def test_the_form_says_what_is_wrong(auth):
     auth.login(auth.create_user())
     page = make(auth, name="   ")
-    assert page.status_code == 400 and "give the token a name" in page.get_data(as_text=True)
-    assert make(auth, scope="admin").status_code == 400
+    assert page.status_code == 422 and "give the token a name" in page.get_data(as_text=True)
+    refused = make(auth, name="mine", scope="admin")
+    assert refused.status_code == 422 and 'value="mine"' in refused.get_data(as_text=True)
 
 
 def test_the_form_needs_its_csrf_token(auth, client):
