@@ -23,6 +23,13 @@ from pbp.errors import DatabaseError
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
+#: A write refused by a unique key or a foreign key: two requests made the same change at
+#: the same moment. The pages and the API answer it (409, or the first answer of a replayed
+#: form) without importing the database library themselves (the import contracts).
+WriteConflict = sa.exc.IntegrityError
+
+__all__ = ["Session", "WriteConflict"]
+
 
 def normalize_url(url: str) -> str:
     """`postgresql://` means psycopg 3 here (psycopg2 is not a dependency)."""

@@ -2,22 +2,19 @@
 
 The API never reads the login cookie: its POSTs are exempt from CSRF checks, so a cookie
 would let any web page a player visits write through their session. Every API request
-starts as a visitor; a valid `Authorization: Bearer` token then makes its user the
-request's `current_user`, so pbp.web.access (require_referee and the rest) applies the
-very checks the pages apply.
+starts as a visitor, and stays one to Flask-Login: the token's user travels in `Call.user`
+to the services, whose checks (pbp.services.campaigns.require_referee and the rest) are
+the ones the pages' declared actions call too.
 """
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from flask import current_app, g, request
-from sqlmodel import Session
 
-from pbp.db import writing
+from pbp.db import Session
 from pbp.models import User, utcnow
 from pbp.models.api import ApiToken
 from pbp.services.accounts import tokens as api_tokens
-from pbp.web.access import LoginUser
 
 
 def start_as_visitor() -> None:
@@ -39,25 +36,8 @@ def identify(session: Session) -> tuple[User | None, ApiToken | None]:
             f"{api_tokens.TOKEN_PAGE})"
         )
     user, token = api_tokens.authenticate(session=session, text=text.strip())
-    g._login_user = LoginUser(user)
-    g.pop("pbp_memberships", None)
-    _note_use(session, token)
+    api_tokens.note_use(session=session, token=token, now=utcnow())
     return user, token
-
-
-def _note_use(session: Session, token: ApiToken) -> None:
-    """Keep "last used" roughly current, in a short transaction of its own: the request's
-    own may be a reader, and SQLite refuses a reader that turns writer at once."""
-    now = utcnow()
-    if not api_tokens.needs_touch(token, now):
-        return
-    session.commit()
-    try:
-        with writing():
-            api_tokens.touch(session=session, token=token, now=now)
-            session.commit()
-    except sa.exc.OperationalError:  # busy: "last used" is advice, not a record
-        session.rollback()
 
 
 def require_token(user: User | None) -> User:

@@ -14,7 +14,6 @@ import hashlib
 import json
 from typing import Any
 
-import sqlalchemy as sa
 from flask import Response, current_app, request
 from pydantic import BaseModel, ValidationError
 
@@ -22,7 +21,7 @@ from pbp import rate_limits
 from pbp.api import bearer, problems
 from pbp.api.registry import Call, Operation
 from pbp.api.schemas import MAX_ID
-from pbp.db import get_session
+from pbp.db import WriteConflict, get_session
 from pbp.errors import Conflict, NotFound
 from pbp.models import utcnow
 from pbp.services import idempotency
@@ -211,7 +210,7 @@ def _write(op: Operation, call: Call, path: dict) -> Response:
     try:
         idempotency.remember(**record, status=op.status, body=payload, now=call.now)
         call.session.commit()
-    except sa.exc.IntegrityError as exc:
+    except WriteConflict as exc:
         # The same key in a request that committed first: answer as that one did.
         call.session.rollback()
         first = idempotency.find(**record, now=call.now)

@@ -11,9 +11,9 @@ from http import HTTPStatus
 
 from flask import Response, request
 from pydantic import ValidationError
-from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException, InternalServerError, default_exceptions
 
+from pbp.db import WriteConflict
 from pbp.errors import RulesError, UserError
 
 PROBLEM_JSON = "application/problem+json"
@@ -137,7 +137,7 @@ def attach(bp) -> None:
     bp.register_error_handler(UserError, user_error)
     bp.register_error_handler(RulesError, user_error)
     bp.register_error_handler(HTTPException, http_error)
-    bp.register_error_handler(IntegrityError, conflict)
+    bp.register_error_handler(WriteConflict, conflict)
     bp.register_error_handler(InternalServerError, server_error)
 
 

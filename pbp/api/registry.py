@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from flask import Blueprint
 from pydantic import BaseModel
-from sqlmodel import Session
 
 from pbp.api.bearer import require_token
+from pbp.db import Session
 from pbp.models import User
 from pbp.models.api import ApiToken
 

@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-import sqlalchemy as sa
 from flask import (
     Blueprint,
     current_app,
@@ -56,11 +55,10 @@ from flask import (
     url_for,
 )
 from markupsafe import Markup, escape
-from sqlmodel import Session
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
-from pbp.db import get_session
+from pbp.db import Session, WriteConflict, get_session
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import Campaign, Membership, User, utcnow
 from pbp.services import campaigns, idempotency
@@ -108,13 +106,21 @@ class Act:
 
     session: Session
     user: User | None
-    campaign: Campaign | None
+    #: The campaign the rule's <slug> names (None for a rule without one).
+    named_campaign: Campaign | None
     member: Membership | None
     now: datetime
     form: MultiDict = field(default_factory=MultiDict)
     #: Where a second press of this form goes when its first answer was a page, not a
     #: redirect (set by `replay_to`); None: a page answer leaves the token unused (preview).
     replay_location: str | None = None
+
+    @property
+    def campaign(self) -> Campaign:
+        """The campaign of the action, in a rule that names one."""
+        if self.named_campaign is None:
+            raise TypeError("this action's rule names no campaign")  # a programming error
+        return self.named_campaign
 
     @property
     def account(self) -> User:
@@ -214,7 +220,7 @@ def _run(view, path: dict, *, role: Role, creates: bool, page) -> Any:
             first = _first_answer(response, act.replay_location)
             idempotency.remember(**token, status=response.status_code, body=first, now=act.now)
         act.session.commit()
-    except sa.exc.IntegrityError:
+    except WriteConflict:
         act.session.rollback()
         first = _first(token, act.now) if token is not None else None
         if first is None:
@@ -245,7 +251,12 @@ def _act(role: Role, path: dict) -> Act:
             "referee": access.require_referee,
         }.get(role, access.current_membership)(campaign)
     return Act(
-        session=db, user=user, campaign=campaign, member=member, now=now(), form=request.form
+        session=db,
+        user=user,
+        named_campaign=campaign,
+        member=member,
+        now=now(),
+        form=request.form,
     )
 
 

@@ -145,6 +145,22 @@ def touch(*, session: Session, token: ApiToken, now: datetime) -> None:
     token.last_used_at = now
 
 
+def note_use(*, session: Session, token: ApiToken, now: datetime) -> None:
+    """Keep "last used" roughly current, in a short transaction of its own: the request's
+    own may be a reader, and SQLite refuses a reader that turns writer at once."""
+    from pbp.db import writing
+
+    if not needs_touch(token, now):
+        return
+    session.commit()
+    try:
+        with writing():
+            touch(session=session, token=token, now=now)
+            session.commit()
+    except sa.exc.OperationalError:  # busy: "last used" is advice, not a record
+        session.rollback()
+
+
 def require_scope(token: ApiToken, scope: str) -> None:
     if scope == "write" and token.scope != "write":
         raise InsufficientScope(
