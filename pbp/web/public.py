@@ -14,10 +14,10 @@ from flask import session as browser_session
 from markupsafe import Markup
 
 from pbp.db import get_session
-from pbp.services import campaigns
+from pbp.services import board, campaigns
 from pbp.services.noteworthy import planet, play
-from pbp.web.access import current_account, current_membership, login_required
-from pbp.web.actions import Act, action
+from pbp.web.access import app_secret, current_account, current_membership, login_required
+from pbp.web.actions import Act, action, now
 from pbp.web.page_cache import cached, visitors_version
 
 bp = Blueprint("public", __name__)
@@ -25,7 +25,17 @@ bp = Blueprint("public", __name__)
 
 @bp.get("/")
 def index():
-    return render_template("index.html", campaigns=campaigns.list_campaigns(session=get_session()))
+    """Every campaign; for a signed-in member, first what waits on them (pbp.services.board)."""
+    session = get_session()
+    user = current_account()
+    mine = (
+        board.board(session=session, user=user, now=now(), secret_key=app_secret())
+        if user
+        else None
+    )
+    return render_template(
+        "index.html", campaigns=campaigns.list_campaigns(session=session), board=mine
+    )
 
 
 @bp.get("/c/<slug>/")

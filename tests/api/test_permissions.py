@@ -40,6 +40,12 @@ def players(player: int, other: int | None = None) -> dict:
 # operation -> (method, path, body or None, expected statuses by caller)
 MATRIX = {
     "me": ("GET", "/me", None, {ANON: 401, STRANGER: 200, PLAYER: 200, OTHER: 200, REF: 200}),
+    "my_board": (
+        "GET",
+        "/me/board",
+        None,
+        {ANON: 401, STRANGER: 200, PLAYER: 200, OTHER: 200, REF: 200},
+    ),
     "list_campaigns": ("GET", "/campaigns", None, PUBLIC),
     "create_campaign": (
         "POST",
