@@ -124,6 +124,15 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         # Where Flask-Limiter keeps its counters: memory:// is per process, so with several
         # web workers use redis:// or memcached:// to make every limit hold across them.
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "memory://",
+        # Wrong passwords for one account from any address (issue #28 item 8): this many
+        # are free, then each makes the next attempt wait, doubling from the first wait up
+        # to the longest; forgotten after a window without one. The owner is mailed at
+        # MAIL_AFTER failures, once per window. Browsers that logged in before never wait.
+        "PBP_LOGIN_ACCOUNT_FREE": _int(env, "PBP_LOGIN_ACCOUNT_FREE", 5),
+        "PBP_LOGIN_ACCOUNT_WAIT_SECONDS": _int(env, "PBP_LOGIN_ACCOUNT_WAIT_SECONDS", 1),
+        "PBP_LOGIN_ACCOUNT_MAX_WAIT_SECONDS": _int(env, "PBP_LOGIN_ACCOUNT_MAX_WAIT_SECONDS", 900),
+        "PBP_LOGIN_ACCOUNT_WINDOW_HOURS": _int(env, "PBP_LOGIN_ACCOUNT_WINDOW_HOURS", 24),
+        "PBP_LOGIN_ACCOUNT_MAIL_AFTER": _int(env, "PBP_LOGIN_ACCOUNT_MAIL_AFTER", 10),
         # How many reverse proxies stand in front of pbp (0: none, trust no X-Forwarded-*).
         "PBP_TRUSTED_PROXIES": _int(env, "PBP_TRUSTED_PROXIES", 0),
         # Player content may not make readers' browsers fetch images from other sites.

@@ -111,6 +111,18 @@ def forum_feed(slug: str) -> str:
     return f"/c/{_part(slug)}/forum/feed.atom"
 
 
+# -- the account pages a mail points to -------------------------------------------------------
+
+
+def login() -> str:
+    return "/login"
+
+
+def reset_request() -> str:
+    """The page that mails a password-reset link."""
+    return "/reset"
+
+
 # -- signed links in mail -------------------------------------------------------------------
 
 

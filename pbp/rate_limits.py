@@ -9,6 +9,8 @@ pages (pbp.web) and the API (pbp.api), which may not import each other.
   several web workers set `redis://` or `memcached://` for the limits to hold across them.
 - Logins (pbp.web.auth) are limited per address AND account, so one attacker behind a
   shared proxy slows down only the accounts they try, not everybody behind that proxy.
+  Guesses at one account spread over many addresses are slowed down by the database
+  instead (pbp.services.accounts.backoff), shared by every process whatever the storage.
 - Content (entries, notes, forum posts, invites; page and API alike) is limited per
   account: `check_content(user)` raises `TooManyRequests`, a 429 page or problem+json.
 """

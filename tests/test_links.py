@@ -45,6 +45,8 @@ CASES = {
     "blog_feed": (("saga", "ada"), "feeds.blog_feed", {"slug": "saga", "character": "ada"}),
     "notes_feed": (("saga", "ada"), "feeds.notes_feed", {"slug": "saga", "character": "ada"}),
     "forum_feed": (("saga",), "forum.feed", {"slug": "saga"}),
+    "login": ((), "auth.login", {}),
+    "reset_request": ((), "auth.reset_request", {}),
     "invite": (("eyJhIjoxfQ.sig-_",), "auth.invite", {"token": "eyJhIjoxfQ.sig-_"}),
     "password_reset": (("eyJhIjoxfQ.sig-_",), "auth.reset", {"token": "eyJhIjoxfQ.sig-_"}),
     "signup_confirmation": (

@@ -8,6 +8,7 @@ SQLite and PostgreSQL. Importing this package registers every table on SQLModel.
 """
 
 from pbp.models.accounts import (
+    LoginFailure,
     User,
 )
 from pbp.models.api import (
@@ -95,6 +96,7 @@ __all__ = [
     "Event",
     "IdempotencyRecord",
     "Invite",
+    "LoginFailure",
     "Membership",
     "Note",
     "OUTBOX_STATUSES",

@@ -32,9 +32,10 @@ from pbp.db import get_session
 from pbp.errors import REFUSALS, UserError
 from pbp.inputs.invites import InviteIn
 from pbp.services import campaigns
+from pbp.services.accounts import backoff, signup
 from pbp.services.accounts import logins as accounts
-from pbp.services.accounts import signup
 from pbp.services.mail import send as mail_send
+from pbp.services.mail.settings import MailSettings
 from pbp.web import forms
 from pbp.web.access import (
     LoginUser,
@@ -58,6 +59,7 @@ login_manager.login_message_category = "info"
 LOGIN_LIMIT = "10 per minute; 30 per hour; 100 per day"  # per address and account
 LOGIN_ADDRESS_LIMIT = "60 per minute; 600 per hour"  # per address, over all accounts
 RESET_LIMIT = "5 per minute; 30 per hour"
+DEVICE_COOKIE = "pbp_device"
 TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
@@ -131,7 +133,39 @@ def _load_user(value: str) -> LoginUser | None:
 
 
 def _now() -> datetime:
-    return datetime.now(UTC)
+    clock = current_app.config.get("PBP_CLOCK")  # tests may move the clock
+    return clock() if clock else datetime.now(UTC)
+
+
+def _backoff() -> backoff.Backoff:
+    """The limit per account over every address (issue #28 item 8), from pbp.config."""
+    config = current_app.config
+    return backoff.Backoff(
+        free=config["PBP_LOGIN_ACCOUNT_FREE"],
+        first_wait=timedelta(seconds=config["PBP_LOGIN_ACCOUNT_WAIT_SECONDS"]),
+        longest_wait=timedelta(seconds=config["PBP_LOGIN_ACCOUNT_MAX_WAIT_SECONDS"]),
+        window=timedelta(hours=config["PBP_LOGIN_ACCOUNT_WINDOW_HOURS"]),
+        mail_after=config["PBP_LOGIN_ACCOUNT_MAIL_AFTER"],
+    )
+
+
+def _mail_settings() -> MailSettings:
+    config = current_app.config
+    return MailSettings(config["PBP_BASE_URL"].rstrip("/"), app_secret(), config["MAIL_FROM"])
+
+
+def _remember_device(response, value: str) -> None:
+    """The device cookie (pbp.services.accounts.backoff): sent back only to the login
+    form, never readable by scripts; logging out keeps it, as it names no session."""
+    response.set_cookie(
+        DEVICE_COOKIE,
+        value,
+        max_age=int(backoff.DEVICE_TTL.total_seconds()),
+        path=url_for("auth.login"),
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
+        httponly=True,
+        samesite="Lax",
+    )
 
 
 def _token_page(body: str, status: int = 200):
@@ -151,15 +185,24 @@ def login():
     if form.validate_on_submit():
         db = get_session()
         try:
-            user = accounts.authenticate(
-                session=db, email=form.email.data, password=form.password.data, now=_now()
+            logged_in = backoff.log_in(
+                session=db,
+                email=form.email.data,
+                password=form.password.data,
+                now=_now(),
+                backoff=_backoff(),
+                secret_key=app_secret(),
+                device=request.cookies.get(DEVICE_COOKIE),
+                mail=_mail_settings(),
+                sender=mail_send.sender_for_app(current_app),
             )
-        except accounts.LoginFailed as exc:
-            db.commit()  # keep the "login.failed" audit row
+        except accounts.LoginFailed as exc:  # a wrong password, or too many lately (429)
+            db.commit()  # keep the "login.failed" audit row and the failure count
             form.form_errors.append(str(exc))
-            status = 400
+            status = exc.status
         else:
             db.commit()
+            user = logged_in.user
             try:
                 signup.require_confirmed(user)
             except signup.NotConfirmed as exc:
@@ -169,7 +212,9 @@ def login():
             else:
                 session.clear()  # a fresh session for the new identity
                 login_user(LoginUser(user))
-                return redirect(safe_next(form.next.data, url_for("public.index")))
+                response = redirect(safe_next(form.next.data, url_for("public.index")))
+                _remember_device(response, logged_in.device)
+                return response
     elif request.method == "POST":
         status = 400
     return render_template(

@@ -96,7 +96,9 @@ class ResetPasswordForm(FlaskForm):
 
 
 class SignupForm(FlaskForm):
-    """Open sign-up (PBP_SIGNUP=open): the account works once the address is confirmed."""
+    """Open sign-up (PBP_SIGNUP=open): the account works once the address is confirmed.
+    No password here (issue #28 item 7): it is chosen on the confirmation page, which only
+    the address's owner reaches."""
 
     display_name = StringField(
         "Your name",
@@ -105,8 +107,14 @@ class SignupForm(FlaskForm):
         render_kw={"autocomplete": "nickname"},
     )
     email = _email_field()
-    password, confirm = _new_password_fields("Choose a password")
     submit = SubmitField("Sign up")
+
+
+class ConfirmSignupForm(FlaskForm):
+    """The confirmation link's page: the owner of the address chooses the password."""
+
+    password, confirm = _new_password_fields("Choose a password")
+    submit = SubmitField("Confirm and log in")
 
 
 class ResendConfirmationForm(FlaskForm):

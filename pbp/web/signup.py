@@ -30,8 +30,11 @@ from pbp.web.access import LoginUser, app_secret, current_account
 
 bp = Blueprint("signup", __name__)
 
-# Each POST can mail someone: as strict as the password-reset form (pbp.web.auth).
+# Each POST can mail someone, or hash a password: as strict as the password-reset form
+# (pbp.web.auth).
 SIGNUP_LIMIT = "5 per minute; 30 per hour"
+# The confirmation page carries its token in the address: never sent on, never cached.
+TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
 def init_app(app: Flask) -> None:
@@ -39,7 +42,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     limiter = app.extensions["pbp_limiter"]  # made by pbp.rate_limits
     limit = limiter.limit(app.config.get("PBP_SIGNUP_LIMIT", SIGNUP_LIMIT), methods=["POST"])
-    for endpoint in ("signup.signup_page", "signup.resend"):
+    for endpoint in ("signup.signup_page", "signup.resend", "signup.confirm"):
         app.view_functions[endpoint] = limit(app.view_functions[endpoint])
 
 
@@ -70,11 +73,10 @@ def signup_page():
     if form.validate_on_submit():
         db = get_session()
         try:
-            issued = signup.sign_up(
+            email = signup.sign_up(
                 session=db,
                 email=form.email.data,
                 display_name=form.display_name.data,
-                password=form.password.data,
                 now=_now(),
                 **_links(),
             )
@@ -84,24 +86,50 @@ def signup_page():
             status = exc.status
         else:
             db.commit()
-            return render_template("auth/signup_sent.html", email=issued.user.email)
+            # The same page whether or not the address had an account (issue #28 item 6).
+            return render_template("auth/signup_sent.html", email=email)
     elif form.is_submitted():
         status = 422
     page = render_template("auth/signup.html", form=form, account=current_account())
     return page, status
 
 
-@bp.get("/signup/confirm/<token>")
+@bp.route("/signup/confirm/<token>", methods=["GET", "POST"])
 def confirm(token: str):
+    """The mailed link: the owner chooses the password here, once (issue #28 items 1, 7).
+    Opening the link changes nothing (a mail scanner may open it)."""
     if not is_open():
         abort(404)
     db = get_session()
-    user = signup.confirm_account(session=db, token=token, secret_key=app_secret(), now=_now())
-    db.commit()
-    session.clear()  # a fresh session for the new identity
-    login_user(LoginUser(user))
-    flash("Your address is confirmed: welcome. Start a campaign, or open an invitation.", "info")
-    return redirect(url_for("public.index"))
+    pending = signup.check_confirmation(
+        session=db, token=token, secret_key=app_secret(), now=_now()
+    )
+    form = forms.ConfirmSignupForm()
+    status = 200
+    if form.validate_on_submit():
+        try:
+            user = signup.confirm_account(
+                session=db,
+                token=token,
+                secret_key=app_secret(),
+                password=form.password.data or "",  # required by the form
+                now=_now(),
+            )
+        except UserError as exc:
+            db.rollback()
+            form.form_errors.append(str(exc))
+            status = exc.status
+        else:
+            db.commit()
+            session.clear()  # a fresh session for the new identity
+            login_user(LoginUser(user))
+            welcome = "Your address is confirmed: welcome. Start a campaign, or open an invitation."
+            flash(welcome, "info")
+            return redirect(url_for("public.index"))
+    elif form.is_submitted():
+        status = 422
+    page = render_template("auth/signup_confirm.html", form=form, pending=pending)
+    return page, status, TOKEN_PAGE_HEADERS
 
 
 @bp.route("/signup/resend", methods=["GET", "POST"])

@@ -76,6 +76,7 @@ NO_TWIN = {
     # Getting an account: the person has no token yet.
     "signup.signup_page": "sign-up: the person has no account, so no token, yet",
     "signup.resend": "sign-up confirmation mail: no account, so no token, yet",
+    "signup.confirm": "the mailed confirmation link sets the password: no token yet",
     "auth.reset_request": "password reset: the person cannot log in, so has no token",
     "auth.reset": "password reset by the mailed link: authorised by that link alone",
     "auth.invite": "accepting an invitation may create the account: authorised by the link",

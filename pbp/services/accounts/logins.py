@@ -217,7 +217,9 @@ def accept_invite(
 
     A new account needs `email`, `display_name` and `password`. An address that already
     has an account is refused: attaching an invite to it without its password would let
-    a leaked link take over the account (log in first, then open the link).
+    a leaked link take over the account (log in first, then open the link). An account
+    still waiting for its sign-up confirmation is nobody's yet, so it never blocks an
+    invitation (issue #28 item 7): accepting takes the address over, with this password.
     The invite is claimed with a conditional UPDATE, so two people racing on one link
     cannot both get in.
     """
@@ -225,22 +227,29 @@ def accept_invite(
     invite, campaign, character = details.invite, details.campaign, details.character
     if character is not None and character.user_id is not None:
         raise Conflict(f"{character.name} already has a player; ask the referee")
-    created = user is None
+    created, took_over = user is None, False
     if user is None:
         email = _invited_address(invite, email)
         if not (email and password):
             raise UserError("an email address and a password are needed to join")
         check_password_policy(password, email=email)
-        if find_user(session=session, email=email) is not None:
+        user = find_user(session=session, email=email)
+        if user is not None and not user.awaiting_confirmation:
             raise Conflict(
                 f"there is already an account for {_clean_email(email)}: log in, then open "
                 "the invitation link again"
             )
-        user = campaigns.create_user(
-            session=session, email=email, display_name=display_name or email.split("@")[0]
-        )
+        if user is None:
+            user = campaigns.create_user(
+                session=session, email=email, display_name=display_name or email.split("@")[0]
+            )
+            user.created_at = now
+        else:  # a waiting sign-up: its links and any password typed with it stop working
+            took_over = True
+            user.display_name = display_name or user.display_name
+            user.awaiting_confirmation = False
+            _end_sessions(user)
         user.password_hash = hash_password(password)
-        user.created_at = now
         session.add(user)
         session.flush()
     else:
@@ -255,7 +264,14 @@ def accept_invite(
         _claim_character(session=session, character=character, user=user)
     session.flush()
     if created:
-        _audit(session=session, now=now, action="account.created", actor=user, via="invite")
+        _audit(
+            session=session,
+            now=now,
+            action="account.created",
+            actor=user,
+            via="invite",
+            **({"took_over_waiting_signup": True} if took_over else {}),
+        )
     _audit(
         session=session,
         now=now,

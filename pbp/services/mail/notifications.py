@@ -573,16 +573,62 @@ def queue_password_reset(
 
 
 def queue_signup_confirmation(
-    *, session: Session, settings: MailSettings, user: User, url: str, now: datetime
+    *,
+    session: Session,
+    settings: MailSettings,
+    user: User,
+    url: str,
+    now: datetime,
+    name: str | None = None,
 ) -> OutboxMessage:
     """The link that makes an open sign-up's account work; keyed by the link, so a
-    re-send (a new link) is a second mail and a retried request is not."""
+    re-send (a new link) is a second mail and a retried request is not. `name` is the
+    one typed on the sign-up form that asked for this link (the account takes it)."""
     letter = Letter(
         kind="signup_confirmation",
         template="signup_confirmation",
         dedupe_key=f"signup_confirmation:{user.id}:{_link_key(url)}",
-        to=user,
+        to=Guest(email=user.email, display_name=name or user.display_name),
         subject="pbp: confirm your address",
         context={"url": url},
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
+def queue_signup_existing(
+    *, session: Session, settings: MailSettings, user: User, now: datetime
+) -> OutboxMessage:
+    """Issue #28 item 6: someone signed up with an address that has an account. The page
+    says "check your mail" as for a new address; this mail tells the owner. Keyed by the
+    hour, so repeated sign-ups cannot flood the owner's mailbox."""
+    letter = Letter(
+        kind="signup_existing",
+        template="signup_existing",
+        dedupe_key=f"signup_existing:{user.id}:{now:%Y-%m-%dT%H}",
+        to=user,
+        subject="pbp: someone tried to sign up with your address",
+        context={
+            "login_url": links.absolute(settings.base_url, links.login()),
+            "reset_url": links.absolute(settings.base_url, links.reset_request()),
+        },
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
+def queue_login_failures(
+    *, session: Session, settings: MailSettings, user: User, failures: int, now: datetime
+) -> OutboxMessage:
+    """Issue #28 item 8: wrong passwords keep coming for the account; the caller mails
+    once per window (pbp.services.accounts.backoff), keyed here by the time it did."""
+    letter = Letter(
+        kind="login_failures",
+        template="login_failures",
+        dedupe_key=f"login_failures:{user.id}:{int(now.timestamp())}",
+        to=user,
+        subject="pbp: wrong passwords for your account",
+        context={
+            "failures": failures,
+            "reset_url": links.absolute(settings.base_url, links.reset_request()),
+        },
     )
     return queue(session=session, settings=settings, letter=letter, now=now)
