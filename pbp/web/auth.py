@@ -14,9 +14,7 @@ from typing import Any
 from flask import (
     Blueprint,
     Flask,
-    abort,
     current_app,
-    flash,
     redirect,
     render_template,
     request,
@@ -29,12 +27,10 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from pbp import limits, rate_limits
 from pbp.db import get_session
-from pbp.errors import REFUSALS, UserError
 from pbp.inputs.invites import InviteIn
 from pbp.services import campaigns
 from pbp.services.accounts import backoff, signup
 from pbp.services.accounts import logins as accounts
-from pbp.services.mail import send as mail_send
 from pbp.services.mail.settings import MailSettings
 from pbp.web import forms
 from pbp.web.access import (
@@ -44,10 +40,10 @@ from pbp.web.access import (
     login_required,
     require_referee,
     safe_next,
-    signed_in_account,
 )
+from pbp.web.actions import Act, action, refused
 from pbp.web.forms import parsed
-from pbp.web.refusals import REFUSED_FORM, shown_with_form
+from pbp.web.refusals import REFUSED_FORM
 
 bp = Blueprint("auth", __name__)
 csrf = CSRFProtect()  # other blueprints may `csrf.exempt(view)` a token-authenticated API
@@ -175,48 +171,12 @@ def _token_page(body: str, status: int = 200):
 # --- login and logout ----------------------------------------------------------------
 
 
-@bp.route("/login", methods=["GET", "POST"])
-def login():
-    form = forms.LoginForm()
-    if request.method == "GET":
-        form.next.data = request.args.get("next", "")
-    status = 200
-    resend_form = None  # offered when the password is right but the address unconfirmed
-    if form.validate_on_submit():
-        db = get_session()
-        try:
-            logged_in = backoff.log_in(
-                session=db,
-                email=form.email.data,
-                password=form.password.data,
-                now=_now(),
-                backoff=_backoff(),
-                secret_key=app_secret(),
-                device=request.cookies.get(DEVICE_COOKIE),
-                mail=_mail_settings(),
-                sender=mail_send.sender_for_app(current_app),
-            )
-        except accounts.LoginFailed as exc:  # a wrong password, or too many lately (429)
-            db.commit()  # keep the "login.failed" audit row and the failure count
-            form.form_errors.append(str(exc))
-            status = exc.status
-        else:
-            db.commit()
-            user = logged_in.user
-            try:
-                signup.require_confirmed(user)
-            except signup.NotConfirmed as exc:
-                form.form_errors.append(str(exc))
-                resend_form = forms.ResendConfirmationForm(formdata=None, email=user.email)
-                status = exc.status
-            else:
-                session.clear()  # a fresh session for the new identity
-                login_user(LoginUser(user))
-                response = redirect(safe_next(form.next.data, url_for("public.index")))
-                _remember_device(response, logged_in.device)
-                return response
-    elif request.method == "POST":
-        status = 400
+def _login_page():
+    form = forms.LoginForm(formdata=None, next=request.args.get("next", ""))
+    return _login_form(form, status=200)
+
+
+def _login_form(form, *, status: int, resend_form=None):
     return render_template(
         "auth/login.html",
         form=form,
@@ -226,30 +186,57 @@ def login():
     ), status
 
 
-@bp.post("/logout")
-def logout():
-    form = forms.LogoutForm()
-    if not form.validate_on_submit():
-        abort(400)
-    user = current_account()
-    if user is not None:
-        db = get_session()
-        accounts.record_logout(session=db, user=user, now=_now())
-        db.commit()
+@action(bp, "/login", role="anyone", page=_login_page, get=True)
+def login(act: Act):
+    """A refused login is answered with the form, not raised: its failure is counted and
+    audited, so the declared path commits it (pbp.services.accounts.backoff)."""
+    form = forms.LoginForm()
+    if not form.validate():
+        return _login_form(form, status=REFUSED_FORM)
+    try:
+        logged_in = backoff.log_in(
+            session=act.session,
+            email=form.email.data,
+            password=form.password.data,
+            now=act.now,
+            backoff=_backoff(),
+            secret_key=app_secret(),
+            device=request.cookies.get(DEVICE_COOKIE),
+            mail=_mail_settings(),
+            sender=act.sender,
+        )
+    except accounts.LoginFailed as exc:  # a wrong password, or too many lately (429)
+        form.form_errors.append(str(exc))
+        return _login_form(form, status=exc.status)
+    user = logged_in.user
+    try:
+        signup.require_confirmed(user)
+    except signup.NotConfirmed as exc:
+        form.form_errors.append(str(exc))
+        resend_form = forms.ResendConfirmationForm(formdata=None, email=user.email)
+        return _login_form(form, status=exc.status, resend_form=resend_form)
+    session.clear()  # a fresh session for the new identity
+    login_user(LoginUser(user))
+    response = redirect(safe_next(form.next.data, url_for("public.index")))
+    _remember_device(response, logged_in.device)
+    return response
+
+
+@action(bp, "/logout", role="anyone")
+def logout(act: Act):
+    if act.user is not None:
+        accounts.record_logout(session=act.session, user=act.user, now=act.now)
     logout_user()
     session.clear()
-    flash("You are logged out.", "info")
-    return redirect(url_for("public.index"))
+    return act.done(url_for("public.index"), "You are logged out.", "info")
 
 
 # --- invites -------------------------------------------------------------------------
 
 
-@bp.route("/c/<slug>/invites", methods=["GET", "POST"])
 @login_required
-def create_invite(slug: str):
-    """The referee makes a single-use link to hand (or email) to a player. The form is read
-    with the API's InviteIn; a refusal comes back on the form (422) as it was typed."""
+def _new_invite_page(slug: str):
+    """The referee's form for a single-use link; refused, it shows what was typed."""
     db = get_session()
     campaign = campaigns.get_campaign(session=db, slug=slug)
     require_referee(campaign)
@@ -261,141 +248,151 @@ def create_invite(slug: str):
         "character": next((c.slug for c in unclaimed if c.id == asked), ""),
         "days": str(limits.INVITE_DAYS),
     }
-    error, status = None, 200
-    if request.method == "POST":
+    if refused("auth.create_invite"):
         typed = {k: request.form.get(k, "") for k in typed}
-        try:
-            invite = parsed(InviteIn, {**typed, "email": typed["email"].strip()})
-            character = accounts.character_to_invite(
-                session=db, campaign=campaign, slug=invite.character
-            )
-            issued = accounts.create_invite(
-                session=db,
-                campaign=campaign,
-                created_by=signed_in_account(),
-                secret_key=app_secret(),
-                base_url=current_app.config["PBP_BASE_URL"],
-                now=_now(),
-                character=character,
-                email=invite.email or None,
-                role=invite.role,
-                ttl=timedelta(days=invite.days),
-                mail_from=current_app.config.get("MAIL_FROM"),
-                sender=mail_send.sender_for_app(current_app),
-            )
-        except REFUSALS as exc:
-            if not shown_with_form(exc):
-                raise
-            db.rollback()
-            error, status = str(exc), REFUSED_FORM
-        else:
-            db.commit()
-            page = render_template(
-                "auth/invite_created.html", campaign=campaign, issued=issued, character=character
-            )
-            return _token_page(page)
-    page = render_template(
+    return render_template(
         "auth/invite_new.html",
         campaign=campaign,
         characters=unclaimed,
         typed=typed,
-        error=error,
+        error=refused("auth.create_invite"),
         max_days=limits.MAX_INVITE_DAYS,
     )
-    return page, status
 
 
-@bp.route("/invite/<token>", methods=["GET", "POST"])
-def invite(token: str):
-    """Accept an invite: as the logged-in account, or by creating one."""
+@action(bp, "/c/<slug>/invites", role="referee", creates=True, page=_new_invite_page, get=True)
+def create_invite(act: Act, slug: str):
+    """The referee makes a single-use link to hand (or email) to a player. The form is read
+    with the API's InviteIn."""
+    invite = parsed(InviteIn, {**act.form.to_dict(), "email": act.text("email").strip()})
+    character = accounts.character_to_invite(
+        session=act.session, campaign=act.campaign, slug=invite.character
+    )
+    issued = accounts.create_invite(
+        session=act.session,
+        campaign=act.campaign,
+        created_by=act.account,
+        secret_key=app_secret(),
+        base_url=current_app.config["PBP_BASE_URL"],
+        now=act.now,
+        character=character,
+        email=invite.email or None,
+        role=invite.role,
+        ttl=timedelta(days=invite.days),
+        mail_from=current_app.config.get("MAIL_FROM"),
+        sender=act.sender,
+    )
+    # The link is shown once, here; a second press goes to the board's list of open links.
+    act.replay_to(url_for("referee.board", slug=slug) + "#invites")
+    page = render_template(
+        "auth/invite_created.html", campaign=act.campaign, issued=issued, character=character
+    )
+    return _token_page(page)
+
+
+def _invite_page(token: str, form=None, status: int = 200):
+    """The invitation's page; after a refused acceptance, the form as typed with the
+    reason (the declared path re-renders this page with 422)."""
     db = get_session()
     details = accounts.check_invite(session=db, token=token, secret_key=app_secret(), now=_now())
     user = current_account()
-    form = forms.JoinForm() if user else forms.AcceptInviteForm()
-    if request.method == "GET" and user is None and details.invite.email:
-        form.email.data = details.invite.email
-    status = 200
-    if form.validate_on_submit():
-        fields: dict[str, Any] = {"user": user}
-        if user is None:
-            fields = {
-                "email": form.email.data,
-                "display_name": form.display_name.data,
-                "password": form.password.data,
-            }
-        try:
-            joined = accounts.accept_invite(
-                session=db, token=token, secret_key=app_secret(), now=_now(), **fields
-            )
-        except UserError as exc:
-            db.rollback()
-            form.form_errors.append(str(exc))
-            status = exc.status
-        else:
-            db.commit()
-            if user is None:
-                session.clear()
-                login_user(LoginUser(joined))
-            flash(f"Welcome to {details.campaign.name}.", "info")
-            return redirect(url_for("public.campaign", slug=details.campaign.slug))
-    elif request.method == "POST":
-        status = 400
+    reason = refused("auth.invite")
+    if form is None:
+        typed = request.form if reason else None
+        form = forms.JoinForm(formdata=typed) if user else forms.AcceptInviteForm(formdata=typed)
+        if reason:
+            form.form_errors.append(reason)
+        elif user is None and details.invite.email:
+            form.email.data = details.invite.email
     page = render_template("auth/invite.html", details=details, form=form, account=user)
     return _token_page(page, status)
+
+
+@action(bp, "/invite/<token>", role="anyone", page=_invite_page, get=True)
+def invite(act: Act, token: str):
+    """Accept an invite: as the logged-in account, or by creating one."""
+    details = accounts.check_invite(
+        session=act.session, token=token, secret_key=app_secret(), now=act.now
+    )
+    user = act.user
+    form = forms.JoinForm() if user else forms.AcceptInviteForm()
+    if not form.validate():
+        return _invite_page(token, form, REFUSED_FORM)
+    fields: dict[str, Any] = {"user": user}
+    if user is None:
+        fields = {
+            "email": form.email.data,
+            "display_name": form.display_name.data,
+            "password": form.password.data,
+        }
+    joined = accounts.accept_invite(
+        session=act.session, token=token, secret_key=app_secret(), now=act.now, **fields
+    )
+    if user is None:
+        session.clear()
+        login_user(LoginUser(joined))
+    return act.done(
+        url_for("public.campaign", slug=details.campaign.slug),
+        f"Welcome to {details.campaign.name}.",
+        "info",
+    )
 
 
 # --- password reset ------------------------------------------------------------------
 
 
-@bp.route("/reset", methods=["GET", "POST"])
-def reset_request():
+def _reset_request_page():
+    return render_template("auth/reset_request.html", form=forms.ResetRequestForm(formdata=None))
+
+
+@action(bp, "/reset", role="anyone", page=_reset_request_page, get=True)
+def reset_request(act: Act):
     form = forms.ResetRequestForm()
-    if form.validate_on_submit():
-        db = get_session()
-        accounts.request_password_reset(
-            session=db,
-            email=form.email.data,
-            secret_key=current_app.secret_key,
-            base_url=current_app.config["PBP_BASE_URL"],
-            now=_now(),
-            mail_from=current_app.config.get("MAIL_FROM"),
-            sender=mail_send.sender_for_app(current_app),
-        )
-        db.commit()
-        return render_template("auth/reset_sent.html", email=form.email.data.strip())
-    status = 400 if request.method == "POST" else 200
-    return render_template("auth/reset_request.html", form=form), status
+    if not form.validate():
+        return render_template("auth/reset_request.html", form=form), REFUSED_FORM
+    accounts.request_password_reset(
+        session=act.session,
+        email=form.email.data,
+        secret_key=app_secret(),
+        base_url=current_app.config["PBP_BASE_URL"],
+        now=act.now,
+        mail_from=current_app.config.get("MAIL_FROM"),
+        sender=act.sender,
+    )
+    return render_template("auth/reset_sent.html", email=(form.email.data or "").strip())
 
 
-@bp.route("/reset/<token>", methods=["GET", "POST"])
-def reset(token: str):
+def _reset_page(token: str, form=None, status: int = 200):
     db = get_session()
     user = accounts.check_reset_token(session=db, token=token, secret_key=app_secret(), now=_now())
-    form = forms.ResetPasswordForm()
-    status = 200
-    if form.validate_on_submit():
-        try:
-            user = accounts.reset_password(
-                session=db,
-                token=token,
-                secret_key=app_secret(),
-                password=form.password.data,
-                now=_now(),
-            )
-        except UserError as exc:
-            db.rollback()
-            form.form_errors.append(str(exc))
-            status = exc.status
-        else:
-            db.commit()
-            session.clear()
-            login_user(LoginUser(user))
-            flash("Your password is changed, and you are logged in.", "info")
-            return redirect(url_for("public.index"))
-    elif request.method == "POST":
-        status = 400
+    if form is None:
+        form = forms.ResetPasswordForm(formdata=None)
+        if reason := refused("auth.reset"):
+            form.form_errors.append(reason)
     page = render_template("auth/reset.html", form=form, user=user)
     return _token_page(page, status)
+
+
+@action(bp, "/reset/<token>", role="anyone", page=_reset_page, get=True)
+def reset(act: Act, token: str):
+    accounts.check_reset_token(
+        session=act.session, token=token, secret_key=app_secret(), now=act.now
+    )
+    form = forms.ResetPasswordForm()
+    if not form.validate():
+        return _reset_page(token, form, REFUSED_FORM)
+    user = accounts.reset_password(
+        session=act.session,
+        token=token,
+        secret_key=app_secret(),
+        password=form.password.data,
+        now=act.now,
+    )
+    session.clear()
+    login_user(LoginUser(user))
+    return act.done(
+        url_for("public.index"), "Your password is changed, and you are logged in.", "info"
+    )
 
 
 # --- error pages ---------------------------------------------------------------------

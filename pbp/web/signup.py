@@ -13,20 +13,20 @@ from flask import (
     Flask,
     abort,
     current_app,
-    flash,
-    redirect,
     render_template,
+    request,
     session,
     url_for,
 )
 from flask_login import login_user
 
 from pbp.db import get_session
-from pbp.errors import UserError
 from pbp.services.accounts import signup
 from pbp.services.mail import send as mail_send
 from pbp.web import forms
 from pbp.web.access import LoginUser, app_secret, current_account
+from pbp.web.actions import Act, action, refused
+from pbp.web.refusals import REFUSED_FORM
 
 bp = Blueprint("signup", __name__)
 
@@ -64,83 +64,88 @@ def _links() -> dict:
     }
 
 
-@bp.route("/signup", methods=["GET", "POST"])
-def signup_page():
+def _signup_page(form=None, status: int = 200):
     if not is_open():
         return render_template("auth/signup_closed.html"), 404
-    form = forms.SignupForm()
-    status = 200
-    if form.validate_on_submit():
-        db = get_session()
-        try:
-            email = signup.sign_up(
-                session=db,
-                email=form.email.data,
-                display_name=form.display_name.data,
-                now=_now(),
-                **_links(),
-            )
-        except UserError as exc:
-            db.rollback()
-            form.form_errors.append(str(exc))
-            status = exc.status
-        else:
-            db.commit()
-            # The same page whether or not the address had an account (issue #28 item 6).
-            return render_template("auth/signup_sent.html", email=email)
-    elif form.is_submitted():
-        status = 422
+    if form is None:
+        form = forms.SignupForm(formdata=request.form if refused() else None)
+        if reason := refused():
+            form.form_errors.append(reason)
     page = render_template("auth/signup.html", form=form, account=current_account())
     return page, status
 
 
-@bp.route("/signup/confirm/<token>", methods=["GET", "POST"])
-def confirm(token: str):
+@action(bp, "/signup", role="anyone", page=_signup_page, get=True)
+def signup_page(act: Act):
+    if not is_open():
+        return render_template("auth/signup_closed.html"), 404
+    form = forms.SignupForm()
+    if not form.validate():
+        return _signup_page(form, REFUSED_FORM)
+    email = signup.sign_up(
+        session=act.session,
+        email=form.email.data or "",  # required by the form
+        display_name=form.display_name.data or "",
+        now=act.now,
+        **_links(),
+    )
+    # The same page whether or not the address had an account (issue #28 item 6).
+    return render_template("auth/signup_sent.html", email=email)
+
+
+def _confirm_page(token: str, form=None, status: int = 200):
     """The mailed link: the owner chooses the password here, once (issue #28 items 1, 7).
     Opening the link changes nothing (a mail scanner may open it)."""
     if not is_open():
         abort(404)
-    db = get_session()
     pending = signup.check_confirmation(
-        session=db, token=token, secret_key=app_secret(), now=_now()
+        session=get_session(), token=token, secret_key=app_secret(), now=_now()
     )
-    form = forms.ConfirmSignupForm()
-    status = 200
-    if form.validate_on_submit():
-        try:
-            user = signup.confirm_account(
-                session=db,
-                token=token,
-                secret_key=app_secret(),
-                password=form.password.data or "",  # required by the form
-                now=_now(),
-            )
-        except UserError as exc:
-            db.rollback()
-            form.form_errors.append(str(exc))
-            status = exc.status
-        else:
-            db.commit()
-            session.clear()  # a fresh session for the new identity
-            login_user(LoginUser(user))
-            welcome = "Your address is confirmed: welcome. Start a campaign, or open an invitation."
-            flash(welcome, "info")
-            return redirect(url_for("public.index"))
-    elif form.is_submitted():
-        status = 422
+    if form is None:
+        form = forms.ConfirmSignupForm(formdata=None)
+        if reason := refused():
+            form.form_errors.append(reason)
     page = render_template("auth/signup_confirm.html", form=form, pending=pending)
     return page, status, TOKEN_PAGE_HEADERS
 
 
-@bp.route("/signup/resend", methods=["GET", "POST"])
-def resend():
+@action(bp, "/signup/confirm/<token>", role="anyone", page=_confirm_page, get=True)
+def confirm(act: Act, token: str):
+    if not is_open():
+        abort(404)
+    signup.check_confirmation(
+        session=act.session, token=token, secret_key=app_secret(), now=act.now
+    )
+    form = forms.ConfirmSignupForm()
+    if not form.validate():
+        return _confirm_page(token, form, REFUSED_FORM)
+    user = signup.confirm_account(
+        session=act.session,
+        token=token,
+        secret_key=app_secret(),
+        password=form.password.data or "",  # required by the form
+        now=act.now,
+    )
+    session.clear()  # a fresh session for the new identity
+    login_user(LoginUser(user))
+    welcome = "Your address is confirmed: welcome. Start a campaign, or open an invitation."
+    return act.done(url_for("public.index"), welcome, "info")
+
+
+def _resend_page():
+    if not is_open():
+        abort(404)
+    form = forms.ResendConfirmationForm(formdata=None)
+    return render_template("auth/signup_resend.html", form=form)
+
+
+@action(bp, "/signup/resend", role="anyone", page=_resend_page, get=True)
+def resend(act: Act):
     if not is_open():
         abort(404)
     form = forms.ResendConfirmationForm()
-    if not form.validate_on_submit():
-        status = 422 if form.is_submitted() else 200
-        return render_template("auth/signup_resend.html", form=form), status
-    db = get_session()
-    signup.resend_confirmation(session=db, email=form.email.data, now=_now(), **_links())
-    db.commit()
-    return render_template("auth/signup_sent.html", email=form.email.data.strip(), again=True)
+    if not form.validate():
+        return render_template("auth/signup_resend.html", form=form), REFUSED_FORM
+    email = (form.email.data or "").strip()  # required by the form
+    signup.resend_confirmation(session=act.session, email=email, now=act.now, **_links())
+    return render_template("auth/signup_sent.html", email=email, again=True)

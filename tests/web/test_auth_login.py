@@ -69,7 +69,7 @@ def test_wrong_password_is_refused_without_saying_which_part(client, auth):
 def test_incomplete_login_form_shows_field_errors(client, auth):
     page = auth.post("/login", {"email": "not an address", "password": ""})
     html = page.get_data(as_text=True)
-    assert page.status_code == 400
+    assert page.status_code == 422
     assert "This is not an email address." in html
     assert 'aria-invalid="true"' in html and 'aria-describedby="email-errors"' in html
 

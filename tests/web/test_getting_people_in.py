@@ -101,7 +101,7 @@ def test_the_invitation_page_fixes_the_invited_address(client, auth, db_session,
     assert re.search(r'name="email" type="email" value="pip@example.test" readonly', html)
     fields = {"display_name": "Pip", "password": PASSWORD, "confirm": PASSWORD}
     refused = auth.post(path, {**fields, "email": "thief@example.test"}, token_url=path)
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     body = refused.get_data(as_text=True)
     assert "This invitation is for pip@example.test" in body and 'value="Pip"' in body
     assert accounts.find_user(session=db_session, email="thief@example.test") is None

@@ -147,7 +147,7 @@ def test_an_expired_or_forged_link_is_refused_and_the_account_keeps_waiting(
 def test_a_refused_signup_comes_back_with_what_was_typed(client, auth, db_session, open_signup):
     page = sign_up(auth, email="blank@example.test", display_name="   ")
     html = page.get_data(as_text=True)
-    assert page.status_code == 400
+    assert page.status_code == 422
     assert "Give the name the other players will see" in html
     assert 'value="blank@example.test"' in html
     bad = sign_up(auth, email="not an address", display_name="Bo")

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 import sqlmodel
 
 
-revision = '0010_accounts_security'
+revision = '0010'
 down_revision = '0009'
 branch_labels = None
 depends_on = None
