@@ -121,6 +121,12 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "MAX_FORM_MEMORY_SIZE": max_request,
         # POSTs a minute per address to the WebSub callback: a busy hub pushes many blogs.
         "PBP_WEBSUB_LIMIT": env.get("PBP_WEBSUB_LIMIT") or "300 per minute",
+        # What one blog's WebSub hub may push (pbp.services.noteworthy.push_limits): a
+        # player may run the hub their feed names, and sign deliveries at will.
+        "PBP_WEBSUB_DELIVERIES_PER_MINUTE": _int(env, "PBP_WEBSUB_DELIVERIES_PER_MINUTE", 6),
+        "PBP_WEBSUB_ENTRIES_PER_DELIVERY": _int(env, "PBP_WEBSUB_ENTRIES_PER_DELIVERY", 50),
+        "PBP_WEBSUB_ENTRIES_PER_DAY": _int(env, "PBP_WEBSUB_ENTRIES_PER_DAY", 200),
+        "PBP_WEBSUB_BYTES_PER_DAY": _int(env, "PBP_WEBSUB_BYTES_PER_DAY", 10 * 1024 * 1024),
         # Where Flask-Limiter keeps its counters: memory:// is per process, so with several
         # web workers use redis:// or memcached:// to make every limit hold across them.
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "memory://",

@@ -176,6 +176,11 @@ class Note(SQLModel, table=True):
     first_seen_at: datetime = _created()
     stance: str = Field(default="none", max_length=16)
     fate_text: str | None = Field(default=None, sa_type=sa.Text)
+    # The "your note counts as theirs" mail that lists this note, for a note read from a
+    # feed as another blog's commenter's (pbp.services.mail.notifications.
+    # queue_credited_notes, one a day per character). No foreign key: the outbox row is
+    # never removed but with its campaign, and the note with it.
+    credit_mail_id: int | None = Field(default=None)
     # Reasons the referee should look at this note (e.g. dated after it was first seen).
     flags: list = Field(
         default_factory=list,

@@ -3,7 +3,13 @@
 One row per (hub, topic) pbp asked for. The row outlives a change of the blog's feed (and
 the blog itself: `blog_id` becomes NULL), so pbp can still tell the hub to stop. The
 `secret` signs every delivery (HMAC in `X-Hub-Signature`); it never leaves pbp except in
-the subscription request to the hub.
+the subscription request to the hub. The `callback_token` is the unguessable last part of
+the callback address (`/websub/<id>/<token>`): only the hub learns it, so only the hub can
+answer for the subscription (issue #28 item 2).
+
+The push counters bound what one blog's hub can send (issue #28 item 4): deliveries in the
+current minute, and the bytes and new entries of the UTC day (`usage_day`), with the
+deliveries refused that day and why the last one was, for the referee's dashboard.
 
 States: `wanted` (to be requested), `pending` (requested, the hub has not verified it
 yet), `active` (verified; pushed until `expires_at`), `unsubscribing` (to be cancelled),
@@ -12,8 +18,11 @@ yet), `active` (verified; pushed until `expires_at`), `unsubscribing` (to be can
 
 from __future__ import annotations
 
-from datetime import datetime
+import secrets
+from datetime import date, datetime
+from typing import Any
 
+import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from pbp.models.base import RowId, _choices, _created, _fk, _time
@@ -29,6 +38,15 @@ WEBSUB_STATES = (
 )
 
 
+def callback_token() -> str:
+    """256 random bits, URL-safe (43 characters)."""
+    return secrets.token_urlsafe(32)
+
+
+def _count() -> Any:
+    return Field(default=0, sa_type=sa.BigInteger, sa_column_kwargs={"server_default": "0"})
+
+
 class WebSubSubscription(SQLModel, table=True):
     __tablename__ = "websub_subscription"
     __table_args__ = (_choices("state", WEBSUB_STATES),)
@@ -38,6 +56,7 @@ class WebSubSubscription(SQLModel, table=True):
     hub_url: str = Field(max_length=2000)
     topic_url: str = Field(max_length=2000)
     secret: str = Field(max_length=64)
+    callback_token: str = Field(default_factory=callback_token, max_length=64)
     state: str = Field(default="wanted", max_length=24, index=True)
     # When the maintenance job next sends this row's request (subscribe, renew, cancel).
     next_attempt_at: datetime | None = _time(index=True)
@@ -48,4 +67,13 @@ class WebSubSubscription(SQLModel, table=True):
     last_delivery_at: datetime | None = _time()
     failure_count: int = Field(default=0)
     last_error: str | None = Field(default=None, max_length=2000)
+    # The push counters (pbp.services.noteworthy.websub.admit and DayBudget).
+    minute_started_at: datetime | None = _time()
+    minute_deliveries: int = _count()
+    usage_day: date | None = Field(default=None)
+    day_bytes: int = _count()
+    day_new_entries: int = _count()
+    day_refused: int = _count()
+    last_refused_at: datetime | None = _time()
+    last_refusal: str | None = Field(default=None, max_length=300)
     created_at: datetime = _created()

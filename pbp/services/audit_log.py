@@ -97,6 +97,9 @@ def _sentence(row: AuditLog, characters: Mapping[Any, str]) -> str:
         ),
         "feed_moved": lambda: "a blog's feed moved to a new address",
         "feed_alert": lambda: "a blog's feed stopped answering",
+        "websub_refused": lambda: (
+            "refused what a blog's WebSub hub pushed: " + str(d.get("reason", "over its bounds"))
+        ),
         "invite.created": lambda: (
             f"made an invitation for a {d.get('role', 'player')}"
             + (

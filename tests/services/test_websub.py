@@ -77,7 +77,7 @@ def fetcher():
 
 @pytest.fixture
 def hub():
-    with WebSubHub(max_lease_seconds=600) as h:
+    with WebSubHub(max_lease_seconds=7200) as h:
         yield h
 
 
@@ -169,15 +169,16 @@ def test_a_polled_feed_naming_a_hub_is_subscribed_and_verified(engine, live, fet
     (request,) = hub.requests
     assert request["hub.mode"] == "subscribe"
     assert request["hub.topic"] == topic
-    assert request["hub.callback"] == f"{live.config['PBP_BASE_URL']}/websub/{sub.id}"
+    base_url = live.config["PBP_BASE_URL"]
+    assert request["hub.callback"] == f"{base_url}/websub/{sub.id}/{sub.callback_token}"
     assert request["hub.secret"] == sub.secret and len(sub.secret) == 64
     assert request["hub.lease_seconds"] == str(int(websub.LEASE.total_seconds()))
     (check,) = hub.verified(topic)
     assert check.echoed and check.status == 200
     assert sub.state == "active"
-    # The hub granted 600 s of the ten days asked for: that lease is the one recorded.
-    assert before + timedelta(seconds=600) <= sub.expires_at <= utcnow() + timedelta(seconds=600)
-    assert sub.renew_at == sub.verified_at + timedelta(seconds=480)
+    # The hub granted 2 h of the ten days asked for: that lease is the one recorded.
+    assert before + timedelta(hours=2) <= sub.expires_at <= utcnow() + timedelta(hours=2)
+    assert sub.renew_at == sub.verified_at + timedelta(hours=2) * websub.RENEW_AT
 
 
 def test_a_feed_naming_another_hub_moves_the_subscription(engine, live, fetcher, hub, game, server):
@@ -251,18 +252,30 @@ def test_a_delivery_with_a_bad_or_missing_signature_is_refused_and_logged(
 def test_the_hub_verification_is_answered_only_for_what_pbp_asked(engine, live, fetcher, hub, game):
     campaign, blog, topic = game
     sub = subscribed(engine, live, fetcher, hub, blog, topic)
-    base = f"{live.config['PBP_BASE_URL']}/websub/{sub.id}"
+    base = f"{live.config['PBP_BASE_URL']}/websub/{sub.id}/{sub.callback_token}"
     client = live.test_client()
+    hub.verify = False  # pbp asks to renew; the hub's answer is the test's below
+    renewing = utcnow()
+    with Session(engine) as session:
+        session.execute(
+            sa.update(WebSubSubscription)
+            .where(WebSubSubscription.id == sub.id)
+            .values(renew_at=renewing)
+        )
+        session.commit()
+    base_url = live.config["PBP_BASE_URL"]
+    websub.maintain(engine=engine, fetcher=fetcher, base_url=base_url, now=renewing)
 
     def ask(url, **params):
         return client.get(url, query_string={f"hub.{k}": v for k, v in params.items()})
 
-    right = ask(base, mode="subscribe", topic=topic, challenge="abc", lease_seconds="60")
-    assert right.status_code == 200 and right.get_data() == b"abc"
     assert ask(base, mode="subscribe", topic=topic + "x", challenge="abc").status_code == 404
     assert ask(base, mode="unsubscribe", topic=topic, challenge="abc").status_code == 404
-    assert ask(base + "0", mode="subscribe", topic=topic, challenge="abc").status_code == 404
+    other = f"{live.config['PBP_BASE_URL']}/websub/{sub.id}0/{sub.callback_token}"
+    assert ask(other, mode="subscribe", topic=topic, challenge="abc").status_code == 404
     assert ask(base, mode="subscribe", topic=topic).status_code == 404  # no challenge
+    right = ask(base, mode="subscribe", topic=topic, challenge="abc", lease_seconds="7200")
+    assert right.status_code == 200 and right.get_data() == b"abc"
 
 
 def test_a_lease_is_renewed_before_it_ends(engine, live, fetcher, hub, game):
@@ -359,13 +372,13 @@ def test_a_changed_feed_is_unsubscribed(engine, live, fetcher, hub, game, server
     websub.maintain(engine=engine, fetcher=fetcher, base_url=live.config["PBP_BASE_URL"], now=now)
 
     assert hub.requests[-1]["hub.mode"] == "unsubscribe"
-    assert hub.requests[-1]["hub.callback"].endswith(f"/websub/{sub.id}")
+    assert hub.requests[-1]["hub.callback"].endswith(f"/websub/{sub.id}/{sub.callback_token}")
     assert hub.wait_for(lambda: hub.verified(topic, "unsubscribe"))
     assert hub.verified(topic, "unsubscribe")[0].echoed
     assert subscription(engine, blog.id).state == "ended"
     assert hub.subscriptions == {}
     # A late delivery, rightly signed, changes nothing.
-    callback = f"{live.config['PBP_BASE_URL']}/websub/{sub.id}"
+    callback = f"{live.config['PBP_BASE_URL']}/websub/{sub.id}/{sub.callback_token}"
     body = atom(server.base_url, ["Too late", "Arrival"], hub.url, topic)
     status = hub.deliver(
         Subscription(topic, callback, sub.secret, 60), body, "application/atom+xml"

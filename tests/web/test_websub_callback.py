@@ -12,8 +12,8 @@ from tests.web.conftest import T0
 
 def test_a_hub_needs_no_csrf_token(client):
     # Not the CSRF refusal (400): the callback answers for itself, here "no such".
-    assert client.post("/websub/999999", data=b"<feed/>").status_code == 404
-    assert client.get("/websub/999999?hub.mode=subscribe&hub.challenge=x").status_code == 404
+    assert client.post("/websub/999999/t", data=b"<feed/>").status_code == 404
+    assert client.get("/websub/999999/t?hub.mode=subscribe&hub.challenge=x").status_code == 404
 
 
 def test_deliveries_are_rate_limited(engine, connection, database_url, tmp_path):
@@ -21,7 +21,7 @@ def test_deliveries_are_rate_limited(engine, connection, database_url, tmp_path)
         engine, connection, database_url, tmp_path / "i", PBP_WEBSUB_LIMIT="2 per minute"
     )
     client = app.test_client()
-    statuses = [client.post("/websub/999999", data=b"<feed/>").status_code for _ in range(3)]
+    statuses = [client.post("/websub/999999/t", data=b"<feed/>").status_code for _ in range(3)]
     assert statuses == [404, 404, 429]
 
 
@@ -31,13 +31,13 @@ def test_verifications_are_rate_limited(engine, connection, database_url, tmp_pa
         engine, connection, database_url, tmp_path / "i", PBP_WEBSUB_LIMIT="2 per minute"
     )
     client = app.test_client()
-    query = "/websub/999999?hub.mode=subscribe&hub.challenge=x"
+    query = "/websub/999999/t?hub.mode=subscribe&hub.challenge=x"
     assert [client.get(query).status_code for _ in range(3)] == [404, 404, 429]
 
 
 def test_a_delivery_over_the_size_cap_is_refused(engine, connection, database_url, tmp_path):
     app = make_test_app(engine, connection, database_url, tmp_path / "i", MAX_CONTENT_LENGTH=1000)
-    answer = app.test_client().post("/websub/1", data=b"x" * 2000)
+    answer = app.test_client().post("/websub/1/t", data=b"x" * 2000)
     assert answer.status_code == 413
 
 

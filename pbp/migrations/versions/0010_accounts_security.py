@@ -1,6 +1,6 @@
 """accounts security: failed logins per address; waiting sign-ups lose their password
 
-Revision ID: 0010_accounts_security
+Revision ID: 0010
 Revises: 0009
 Create Date: 2026-12-02
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session, col, select
@@ -32,7 +32,7 @@ from pbp.models import (
     User,
 )
 from pbp.services.mail.preferences import wants
-from pbp.services.mail.queue import Guest, Letter, queue, queue_all
+from pbp.services.mail.queue import Guest, Letter, queue, queue_all, rewrite_queued
 from pbp.services.mail.settings import MailSettings
 
 NOTE_EXCERPT = 300  # characters of each note quoted in the mail
@@ -347,7 +347,12 @@ def queue_credited_notes(
     blog's owner can edit what its comments say (a self-hosted WordPress lets them type
     any address): the player whose name a note carries is the one who can tell it is not
     theirs, and the referee can then rule its author. It also confirms what pbp read.
-    Keyed by the character and the first note: a note is new only once."""
+
+    At most one such mail a character a (UTC) day (issue #28 item 4: a player running
+    their blog's WebSub hub sent one per delivery). The day's mail lists every note credited
+    until a sender takes it; notes credited after that go into the next day's, which waits
+    for that day. Each note is listed in exactly one mail (`Note.credit_mail_id`), so a
+    retried change queues nothing twice."""
     owner = _owner(session, character_id)
     if owner is None or not notes:
         return None
@@ -356,33 +361,95 @@ def queue_credited_notes(
         return None
     campaign = session.get(Campaign, character.campaign_id)
     assert campaign is not None  # the character's foreign key
-    items = []
-    for note, entry, on in sorted(notes, key=lambda found: found[0].id):
-        items.append(
-            {
-                "on": on.name,
-                "title": entry.title,
-                "read_as": READ_AS.get(note.stance, note.stance),
-                "text": _excerpt(note),
-                "page": entry_url(settings, campaign, on, entry),
-            }
+    fresh = [found for found in notes if found[0].credit_mail_id is None]
+    if not fresh:  # all told already
+        return session.get(OutboxMessage, min(n.credit_mail_id or 0 for n, _, _ in notes))
+    today = day = now.astimezone(UTC).date()
+    while True:
+        key = f"credited:{character.id}:{day.isoformat()}"
+        mail = _CreditedMail(settings, campaign, character, user, membership, key)
+        # Locked: two deliveries crediting the same character rewrite it one after the other.
+        row = session.exec(
+            select(OutboxMessage).where(OutboxMessage.dedupe_key == key).with_for_update()
+        ).first()
+        if row is None:
+            send_at = None if day == today else datetime.combine(day, time(), UTC)
+            row = queue(
+                session=session,
+                settings=settings,
+                letter=mail.letter(fresh),
+                now=now,
+                send_at=send_at,
+            )
+            if not _credited_in(session, row, character.id):  # ours, not a concurrent one's
+                break
+        if row.status == "queued":
+            items = _credited_in(session, row, character.id) + fresh
+            if rewrite_queued(
+                session=session, settings=settings, row=row, letter=mail.letter(items)
+            ):
+                break
+        day += timedelta(days=1)  # taken by a sender already: the next day's mail
+    for note, _, _ in fresh:
+        note.credit_mail_id = row.id
+        session.add(note)
+    return row
+
+
+def _credited_in(
+    session: Session, row: OutboxMessage, character_id: int
+) -> list[tuple[Note, Entry, Character]]:
+    """The notes a "counts as yours" mail lists already."""
+    return [
+        (note, entry, on)
+        for note, entry, on in session.exec(
+            select(Note, Entry, Character)
+            .join(Entry, col(Entry.id) == Note.entry_id)
+            .join(Character, col(Character.id) == Entry.character_id)
+            .where(Note.author_character_id == character_id, Note.credit_mail_id == row.id)
         )
-    subject = (
-        f"Your note on {items[0]['on']}'s entry counts as {character.name}'s"
-        if len(items) == 1
-        else f"{len(items)} notes count as {character.name}'s"
-    )
-    letter = Letter(
-        kind="credited",
-        template="credited",
-        dedupe_key=f"credited:{character.id}:{min(n.id for n, _, _ in notes)}",
-        to=user,
-        campaign=campaign,
-        membership=membership,
-        subject=subject,
-        context={"character": character, "notes": items},
-    )
-    return queue(session=session, settings=settings, letter=letter, now=now)
+    ]
+
+
+@dataclass(frozen=True)
+class _CreditedMail:
+    """The "counts as yours" mail of one character and day, for the notes it lists."""
+
+    settings: MailSettings
+    campaign: Campaign
+    character: Character
+    user: User
+    membership: Membership
+    key: str
+
+    def letter(self, notes: list[tuple[Note, Entry, Character]]) -> Letter:
+        settings, campaign, character = self.settings, self.campaign, self.character
+        items = []
+        for note, entry, on in sorted(notes, key=lambda found: found[0].id):
+            items.append(
+                {
+                    "on": on.name,
+                    "title": entry.title,
+                    "read_as": READ_AS.get(note.stance, note.stance),
+                    "text": _excerpt(note),
+                    "page": entry_url(settings, campaign, on, entry),
+                }
+            )
+        subject = (
+            f"Your note on {items[0]['on']}'s entry counts as {character.name}'s"
+            if len(items) == 1
+            else f"{len(items)} notes count as {character.name}'s"
+        )
+        return Letter(
+            kind="credited",
+            template="credited",
+            dedupe_key=self.key,
+            to=self.user,
+            campaign=campaign,
+            membership=self.membership,
+            subject=subject,
+            context={"character": character, "notes": items},
+        )
 
 
 def queue_challenge_notification(

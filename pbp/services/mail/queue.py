@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import format_datetime, make_msgid
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbp import links, templating
 from pbp.models import Campaign, Membership, OutboxMessage
@@ -73,8 +73,55 @@ class Letter:
     context: Mapping[str, Any] = field(default_factory=dict)
 
 
-def queue(*, session: Session, settings: MailSettings, letter: Letter, now: datetime):
-    """Render `letter` and write it into the outbox (or return the row already there)."""
+def queue(
+    *,
+    session: Session,
+    settings: MailSettings,
+    letter: Letter,
+    now: datetime,
+    send_at: datetime | None = None,
+):
+    """Render `letter` and write it into the outbox (or return the row already there).
+    `send_at`: not sent before then (default: at once)."""
+    subject, text, html, headers, campaign_id = _rendered(settings, letter)
+    return queue_message(
+        session=session,
+        settings=settings,
+        kind=letter.kind,
+        dedupe_key=letter.dedupe_key,
+        recipient=letter.to.email,
+        subject=subject,
+        text=text,
+        html=html,
+        campaign_id=campaign_id,
+        headers=headers,
+        now=now,
+        send_at=send_at,
+    )
+
+
+def rewrite_queued(
+    *, session: Session, settings: MailSettings, row: OutboxMessage, letter: Letter
+) -> bool:
+    """Render `letter` again into `row` if no sender has taken it yet; False if one has
+    (it is being sent, or was). One conditional UPDATE: a sender's claim and this rewrite
+    cannot both win. The Message-ID, Date and headers stay as queued."""
+    subject, text, html, _headers, _campaign_id = _rendered(settings, letter)
+    done = cast(
+        "sa.CursorResult[Any]",
+        session.execute(
+            sa.update(OutboxMessage)
+            .where(col(OutboxMessage.id) == row.id, col(OutboxMessage.status) == "queued")
+            .values(subject=header_text(subject), body_text=text, body_html=html)
+            .execution_options(synchronize_session=False)
+        ),
+    )
+    session.expire(row)
+    return done.rowcount == 1
+
+
+def _rendered(settings: MailSettings, letter: Letter):
+    """(subject, text, html, headers, campaign id) of `letter`."""
     context = {"user": letter.to, "base_url": settings.base_url, **letter.context}
     subject, headers, campaign_id = letter.subject, {}, None
     if letter.campaign is not None:
@@ -93,19 +140,7 @@ def queue(*, session: Session, settings: MailSettings, letter: Letter, now: date
         headers = _list_headers(settings, campaign, unsubscribe)
         campaign_id = campaign.id
     text, html = render(letter.template, **context)
-    return queue_message(
-        session=session,
-        settings=settings,
-        kind=letter.kind,
-        dedupe_key=letter.dedupe_key,
-        recipient=letter.to.email,
-        subject=subject,
-        text=text,
-        html=html,
-        campaign_id=campaign_id,
-        headers=headers,
-        now=now,
-    )
+    return subject, text, html, headers, campaign_id
 
 
 def queue_all(
@@ -143,6 +178,7 @@ def queue_message(
     campaign_id: int | None = None,
     headers: Mapping[str, str] | None = None,
     now: datetime,
+    send_at: datetime | None = None,
 ) -> OutboxMessage:
     """Write one message into the caller's transaction, or return the one already queued
     under `dedupe_key` (a retried change queues nothing twice). The Message-ID and Date are
@@ -167,7 +203,7 @@ def queue_message(
         body_html=html,
         headers=fixed,
         status="queued",
-        next_attempt_at=now,
+        next_attempt_at=send_at or now,
         created_at=now,
     )
     try:

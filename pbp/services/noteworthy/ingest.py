@@ -42,6 +42,9 @@ class IngestReport:
     new_notes: int = 0
     changed_notes: int = 0
     unmatched_notes: int = 0
+    # New entries past `max_new` (a WebSub delivery's bound, pbp.services.noteworthy.
+    # push_limits): not stored.
+    refused_entries: int = 0
     warnings: list[str] = field(default_factory=list)
     # The rows themselves, for the mails they cause (pbp.services.noteworthy.play_mail): entries new
     # or changed, notes new.
@@ -52,6 +55,7 @@ class IngestReport:
         for name in ("new_entries", "changed_entries", "new_notes", "changed_notes"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unmatched_notes += other.unmatched_notes
+        self.refused_entries += other.refused_entries
         self.warnings.extend(other.warnings)
         self.stored_entries.extend(other.stored_entries)
         self.arrived_notes.extend(other.arrived_notes)
@@ -305,10 +309,20 @@ def upsert_note(
 
 
 def ingest_parsed(
-    *, session: Session, blog: Blog, parsed: ParsedFeed, now: datetime, campaign_id: int
+    *,
+    session: Session,
+    blog: Blog,
+    parsed: ParsedFeed,
+    now: datetime,
+    campaign_id: int,
+    max_new: int | None = None,
 ) -> IngestReport:
     """Store everything one parsed document says. Entries missing from this fetch are
-    kept: a feed is a window onto the blog, not the whole of it."""
+    kept: a feed is a window onto the blog, not the whole of it.
+
+    `max_new`: at most that many new entries are stored, the first in the document's order
+    (a feed lists the newest first); the others are counted in `refused_entries` (issue #28
+    item 4: a WebSub delivery's bound). Changes to stored entries are not bounded here."""
     report = IngestReport(warnings=[w.message for w in parsed.warnings])
     index = EntryIndex(session, blog)
     arrived: list[tuple[int, str]] = []  # new notes: (entry id, source id)
@@ -324,6 +338,13 @@ def ingest_parsed(
                 )
                 continue
             seen.add(item.identity_key)
+            if (
+                max_new is not None
+                and report.new_entries >= max_new
+                and index.find(item.identity_key, item.normalized_url) is None
+            ):
+                report.refused_entries += 1
+                continue
             outcome = upsert_entry(
                 session=session, blog=blog, item=item, turns=turns, index=index, now=now
             )

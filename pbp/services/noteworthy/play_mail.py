@@ -48,10 +48,11 @@ def notes_arrived(
 def notes_credited(
     *, session: Session, mail: MailSettings, notes: Iterable[Note], now: datetime
 ) -> list[OutboxMessage]:
-    """One message per character for the notes read from a feed that just arrived in their
-    name on another character's entry of the game (pbp.services.mail.notifications.
-    queue_credited_notes says why). Called by the poller only: a note written on pbp's own
-    blog is written by its signed-in author, who needs no word of it."""
+    """Tell each character's player of the notes read from a feed that just arrived in
+    their name on another character's entry of the game, in at most one mail a day
+    (pbp.services.mail.notifications.queue_credited_notes says why). Called by the poller
+    only: a note written on pbp's own blog is written by its signed-in author, who needs no
+    word of it."""
     credited = [n for n in notes if n.author_character_id is not None]
     if not credited:
         return []

@@ -51,6 +51,7 @@ from pbp.models import AuditLog, Blog, Character, Entry, Turn, utcnow
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import play_mail, websub
 from pbp.services.noteworthy.ingest import IngestReport, ingest_parsed
+from pbp.services.noteworthy.push_limits import DayBudget
 
 DEFAULT_INTERVAL = timedelta(minutes=15)
 DEADLINE_INTERVAL = timedelta(minutes=5)  # in the last hour before a turn's deadline
@@ -547,10 +548,12 @@ def store_pushed(
     headers: dict[str, str],
     now: datetime,
     mail: MailSettings | None = None,
+    budget: DayBudget | None = None,
 ) -> PollOutcome:
     """A WebSub hub's delivery of the blog's feed (pbp.services.noteworthy.websub), parsed
     and stored as a poll's feed is. The poll record (validators, schedule, lease) is left
-    alone: the next poll still compares with what it last fetched."""
+    alone: the next poll still compares with what it last fetched. `budget`: how many new
+    entries it may store (pbp.services.noteworthy.push_limits)."""
     (job,) = _load_jobs(engine, [blog_id])
     outcome = PollOutcome(blog_id, "pushed")
     try:
@@ -559,13 +562,17 @@ def store_pushed(
     except FeedError as exc:
         outcome.status, outcome.error = "not_a_feed", exc.message
         return outcome
-    _store(engine, job, None, documents, {}, now, outcome, mail)
+    _store(engine, job, None, documents, {}, now, outcome, mail, budget=budget)
     return outcome
 
 
-def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, mail, bumps=None):
+def _store(
+    engine, job: _Job, result, documents, comment_counts, now, outcome, mail, bumps=None,
+    budget: DayBudget | None = None,
+):  # fmt: skip
     """`result` None: a pushed document, not a poll. `bumps`: the pass's content-version
-    batch (pbp.content_version.Batch), else this commit bumps its campaign itself."""
+    batch (pbp.content_version.Batch), else this commit bumps its campaign itself.
+    `budget`: a push's bound on new entries, spent in this transaction."""
     blog_id, campaign_id = job.blog_id, job.campaign_id
     with _writing(engine), Session(engine, expire_on_commit=False) as session:
         if bumps is not None:
@@ -586,13 +593,21 @@ def _store(engine, job: _Job, result, documents, comment_counts, now, outcome, m
                     session=session, blog=blog, parsed=documents[0], headers=result.headers,
                     now=now, noted=job.hubs,
                 )  # fmt: skip
+        allowance = budget.allowance(session) if budget is not None else None
         for doc in documents:
             report = ingest_parsed(
-                session=session, blog=blog, parsed=doc, now=now, campaign_id=campaign_id
-            )
+                session=session, blog=blog, parsed=doc, now=now, campaign_id=campaign_id,
+                max_new=None if allowance is None else allowance - outcome.report.new_entries,
+            )  # fmt: skip
             outcome.report.add(report)
             if doc.ttl_minutes and result is not None:
                 blog.next_poll_at = apply_ttl(blog.next_poll_at, now, doc.ttl_minutes)
+        if budget is not None:
+            budget.spend(
+                session,
+                new_entries=outcome.report.new_entries,
+                refused_entries=outcome.report.refused_entries,
+            )
         if comment_counts:
             for entry in session.exec(select(Entry).where(Entry.blog_id == blog_id)):
                 key = _stored_key(entry.url, entry.source_id)

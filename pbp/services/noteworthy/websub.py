@@ -5,12 +5,17 @@ How a subscription lives (pbp.models.websub.WebSubSubscription):
    `Link` header) and its topic (`rel="self"`, else the feed's address): `note_hub` keeps
    a `wanted` row with a random secret of its own.
 2. The scheduler's `maintain` sends the hub `hub.mode=subscribe` with the callback
-   `PBP_BASE_URL/websub/<id>`, the secret and the lease asked for, through the fetcher's
-   SSRF-guarded path (the hub is named by a player's feed), with no transaction open.
+   `PBP_BASE_URL/websub/<id>/<token>`, the secret and the lease asked for, through the
+   fetcher's SSRF-guarded path (the hub is named by a player's feed), with no transaction
+   open. The token is the subscription's own, 256 random bits: the topic is public and the
+   ids are sequential, so without it anyone could answer for the hub (issue #28 item 2).
 3. The hub checks the intent with a GET to the callback (`verify`): the challenge is
-   echoed only for the topic and mode pbp asked for; the lease it grants is recorded.
+   echoed only for a request pbp sent and has not yet seen verified, for its mode and
+   topic, within VERIFY_WAIT of sending it; the lease it grants is recorded, bounded to
+   LEASE_MIN..LEASE_MAX. A denial counts only as the answer to such a request.
 4. Each delivery (`receive`) is checked against `X-Hub-Signature` (an HMAC of the body with
-   the secret) and then stored by the poller's own path (polling.store_pushed).
+   the secret), counted against the blog's bounds (push_limits: whoever runs the hub,
+   maybe the player) and then stored by the poller's own path (polling.store_pushed).
 5. `maintain` renews a lease before it ends (at RENEW_AT of it), asks again when one ran
    out, and unsubscribes rows whose blog changed feed or went away (`feed_changed`).
 
@@ -38,10 +43,18 @@ from adapters.common import safe_url
 from pbp.db import writing
 from pbp.errors import NotFound
 from pbp.models import Blog, WebSubSubscription
+from pbp.services.noteworthy import push_limits
+from pbp.services.noteworthy.push_limits import PushLimits
 
 log = logging.getLogger("pbp.websub")
 
 LEASE = timedelta(days=10)  # asked for; the hub decides (hub.lease_seconds in its GET)
+# What pbp records of the lease a hub grants: no lease ending in 2121 (pbp would never
+# renew) nor one so short that pbp would ask again every minute.
+LEASE_MIN, LEASE_MAX = timedelta(hours=1), LEASE
+# A hub that says it stopped pushing an active subscription (a denial pbp did not ask
+# for): the blog is polled, and the hub asked again after this long.
+ASK_AGAIN_AFTER = timedelta(days=1)
 RENEW_AT = 0.8  # of the granted lease: renew with a fifth of it left
 VERIFY_WAIT = timedelta(hours=1)  # a request the hub has not verified by then is sent again
 MAX_BACKOFF = timedelta(days=1)
@@ -58,8 +71,16 @@ LIVE = ("wanted", "pending", "active")
 Sub = WebSubSubscription
 
 
-def callback_url(base_url: str, subscription_id: int) -> str:
-    return f"{base_url.rstrip('/')}/websub/{subscription_id}"
+def callback_url(base_url: str, subscription_id: int, token: str) -> str:
+    return f"{base_url.rstrip('/')}/websub/{subscription_id}/{token}"
+
+
+def _found(session: Session, subscription_id: int, token: str) -> WebSubSubscription:
+    """The subscription whose callback address this is: its id and its token."""
+    row = session.get(Sub, subscription_id)
+    if row is None or not hmac.compare_digest(row.callback_token.encode(), token.encode()):
+        raise NotFound("no such subscription")
+    return row
 
 
 # --- discovery (inside the poll's transaction: no I/O) ---------------------------------------
@@ -152,6 +173,7 @@ def verify(
     *,
     session: Session,
     subscription_id: int,
+    token: str,
     mode: str,
     topic: str,
     challenge: str,
@@ -160,48 +182,87 @@ def verify(
     now: datetime,
 ) -> str:
     """The hub asks whether pbp really wants `mode` for `topic` (WebSub 5.3): the answer
-    is the challenge, echoed, or NotFound (a 404) when pbp did not ask for that. A
-    subscription's granted lease is recorded. A denial (5.2) is recorded too.
+    is the challenge, echoed, or NotFound (a 404) when pbp did not ask for that (issue #28
+    item 2): the callback's token must be the subscription's, and pbp must have sent that
+    request (`_intent`), not yet seen verified, less than VERIFY_WAIT ago. A subscription's
+    granted lease is recorded, within LEASE_MIN..LEASE_MAX. A denial (5.2) is final only
+    as the answer to a subscription request pbp sent (`_denied`).
 
     Its transaction is a writer from the start (pbp.db.writing): on SQLite one that read
     first could not write after a concurrent commit (the upkeep's, say)."""
     with writing():
-        return _verify(session, subscription_id, mode, topic, challenge, lease_seconds, reason, now)
-
-
-def _verify(session, subscription_id, mode, topic, challenge, lease_seconds, reason, now) -> str:
-    row = session.get(Sub, subscription_id)
-    if row is None or row.topic_url != topic:
-        raise NotFound("no such subscription")
-    if mode == "denied":
-        if row.state not in ("wanted", "pending", "active"):
+        row = _found(session, subscription_id, token)
+        if row.topic_url != topic:
             raise NotFound("no such subscription")
-        row.state, row.last_error = "denied", (reason or "the hub refused")[:2000]
-        row.next_attempt_at = None
+        answer = _verify(row, mode, challenge, lease_seconds, reason, now)
         session.add(row)
-        return ""
+        return answer
+
+
+def _verify(row: WebSubSubscription, mode, challenge, lease_seconds, reason, now) -> str:
+    intent = _intent(row, now)
+    if mode == "denied":
+        return _denied(row, intent, reason, now)
     if not challenge:
         raise NotFound("a verification needs hub.challenge")
-    if mode == "subscribe" and row.state in ("pending", "active") and row.blog_id is not None:
-        lease = _seconds(lease_seconds) or LEASE
-        row.state, row.verified_at = "active", now
+    if mode != intent:
+        raise NotFound("pbp sent no such request")
+    if mode == "subscribe" and row.blog_id is not None:
+        lease = granted_lease(lease_seconds)
+        row.state, row.verified_at, row.requested_at = "active", now, None
         row.expires_at, row.renew_at = now + lease, now + lease * RENEW_AT
         row.next_attempt_at, row.failure_count, row.last_error = None, 0, None
-        session.add(row)
         return challenge
-    if mode == "unsubscribe" and row.state in ("unsubscribing", "unsubscribe_pending"):
-        row.state, row.next_attempt_at = "ended", None
-        session.add(row)
+    if mode == "unsubscribe":
+        row.state, row.next_attempt_at, row.requested_at = "ended", None, None
         return challenge
     raise NotFound("no such subscription")
 
 
-def _seconds(value: str | None) -> timedelta | None:
+def _intent(row: WebSubSubscription, now: datetime) -> str | None:
+    """The request pbp sent the hub and has not seen verified yet: "subscribe" (a first
+    request, or a renewal of an active subscription), "unsubscribe", or None. `requested_at`
+    is set when a request is sent and cleared when it is verified; after VERIFY_WAIT the
+    upkeep sends it again."""
+    if row.requested_at is None or row.requested_at < now - VERIFY_WAIT:
+        return None
+    return {
+        "pending": "subscribe",
+        "active": "subscribe",
+        "unsubscribe_pending": "unsubscribe",
+    }.get(row.state)
+
+
+def _denied(row: WebSubSubscription, intent: str | None, reason: str | None, now) -> str:
+    """A denial answering pbp's subscription request is final for this hub and topic. One
+    that answers nothing (the subscription is active, no request is out) may still be the
+    hub's word that it stopped pushing: the blog is polled again and the roster says why,
+    and pbp asks the hub again after ASK_AGAIN_AFTER. Any other is refused (404)."""
+    said = (reason or "").strip()[:1000]
+    if intent == "subscribe":
+        row.state, row.last_error = "denied", (said or "the hub refused")
+        row.next_attempt_at, row.requested_at = None, None
+        return ""
+    if row.state == "active":
+        row.state, row.next_attempt_at = "wanted", now + ASK_AGAIN_AFTER
+        row.expires_at = row.renew_at = None
+        row.last_error = "the hub said it stopped pushing" + (f" ({said})" if said else "")
+        return ""
+    raise NotFound("pbp sent no such request")
+
+
+def granted_lease(value: str | None) -> timedelta:
+    """The lease a hub granted (`hub.lease_seconds`), within LEASE_MIN..LEASE_MAX; the
+    lease asked for when it gave none that reads as a number."""
     try:
         seconds = int((value or "").strip())
-    except ValueError:
-        return None
-    return timedelta(seconds=seconds) if seconds > 0 else None
+    except ValueError:  # not a number, or more than 4,300 digits
+        return LEASE
+    if seconds <= 0:
+        return LEASE
+    # Bounded as a number first: timedelta overflows past 999,999,999 days.
+    seconds = min(seconds, int(LEASE_MAX.total_seconds()))
+    return max(timedelta(seconds=seconds), LEASE_MIN)
 
 
 # --- deliveries ---------------------------------------------------------------------------
@@ -220,33 +281,38 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
 
 @dataclass(frozen=True)
 class Delivery:
-    """What became of one delivery: `stored`, or `refused` / `ignored` / `retry` with the
-    reason."""
+    """What became of one delivery: `stored`, or `refused` / `limited` / `ignored` /
+    `retry` with the reason. `limited`: over the blog's bounds, try again in
+    `retry_after` seconds. `refused_entries`: new entries past the bounds, not stored."""
 
     outcome: str
     reason: str | None = None
     new_entries: int = 0
+    refused_entries: int = 0
+    retry_after: int | None = None
 
 
 def receive(
     *,
     engine: Engine,
     subscription_id: int,
+    token: str,
     body: bytes,
     headers: dict[str, str],
     now: datetime,
     mail=None,
+    limits: PushLimits | None = None,
 ) -> Delivery:
     """A hub's delivery of the topic's new content. A missing or wrong signature is refused
-    (logged, body ignored); otherwise the body is parsed and stored as a poll's feed is
-    (polling.store_pushed). The subscription is read in a short transaction of its own and
-    none is open while the body is parsed."""
+    (logged, body ignored); one over the blog's bounds is `limited` (push_limits.admit);
+    otherwise the body is parsed and stored as a poll's feed is (polling.store_pushed),
+    with at most the new entries the bounds leave (push_limits.DayBudget). The subscription
+    is read in a short transaction of its own and none is open while the body is parsed."""
     from pbp.services.noteworthy import polling  # polling imports this module for the push interval
 
+    limits = limits or PushLimits()
     with Session(engine) as session:
-        row = session.get(Sub, subscription_id)
-        if row is None:
-            raise NotFound("no such subscription")
+        row = _found(session, subscription_id, token)
         secret, state, blog_id = row.secret, row.state, row.blog_id
     lowered = {k.lower(): v for k, v in headers.items()}
     if not signature_ok(secret, body, lowered.get("x-hub-signature")):
@@ -256,10 +322,20 @@ def receive(
     if state != "active" or blog_id is None:
         log.info("websub %s: delivery ignored: subscription %s", subscription_id, state)
         return Delivery("ignored", f"subscription {state}")
+    refusal = push_limits.admit(
+        engine=engine, subscription_id=subscription_id, blog_id=blog_id, size=len(body),
+        now=now, limits=limits,
+    )  # fmt: skip
+    if refusal is not None and refusal.retry_after is None:
+        return Delivery("ignored", refusal.reason)
+    if refusal is not None:
+        return Delivery("limited", refusal.reason, retry_after=refusal.retry_after)
+    budget = push_limits.DayBudget(subscription_id, blog_id, limits, now)
     try:
         outcome = polling.store_pushed(
-            engine=engine, blog_id=blog_id, body=body, headers=lowered, now=now, mail=mail
-        )
+            engine=engine, blog_id=blog_id, body=body, headers=lowered, now=now, mail=mail,
+            budget=budget,
+        )  # fmt: skip
     except sa.exc.IntegrityError:
         # On PostgreSQL a poll of the same feed may store the same new entry at the same
         # moment: one of the two inserts loses. The hub is asked to send it again.
@@ -273,7 +349,10 @@ def receive(
     if outcome.error:
         log.warning("websub %s: delivery not stored: %s", subscription_id, outcome.error)
         return Delivery("ignored", outcome.error)
-    return Delivery("stored", new_entries=outcome.report.new_entries)
+    report = outcome.report
+    return Delivery(
+        "stored", new_entries=report.new_entries, refused_entries=report.refused_entries
+    )
 
 
 # --- what the poller and the roster need --------------------------------------------------
@@ -306,24 +385,57 @@ def for_polling(
 class DeliveryMode:
     mode: str  # "push" or "poll"
     last_delivery_at: datetime | None  # the last push, or the last poll that read the feed
+    # Why a feed that names a hub is polled: what the hub said, or what went wrong.
+    why_polled: str | None = None
+    # The blog's hub sent more than its bounds allow (issue #28 item 4): when it was last
+    # refused, why, and how many deliveries or entries were refused that day.
+    refused: Refused | None = None
+
+
+@dataclass(frozen=True)
+class Refused:
+    at: datetime
+    reason: str
+    that_day: int | None  # refusals on the day of the last (None: no longer counted)
 
 
 def delivery_modes(*, session: Session, blogs: list[Blog]) -> dict[int, DeliveryMode]:
-    """ "push" or "poll" per external blog, with the time of its last delivery. A lease that
+    """ "push" or "poll" per external blog, with the time of its last delivery, why a feed
+    that names a hub is polled, and the last refusal of its hub's deliveries. A lease that
     ran out stops counting as push at the next upkeep (`maintain`, every minute)."""
     external = [b for b in blogs if b.kind == "external" and b.id is not None]
     if not external:
         return {}
     rows = session.exec(
-        select(Sub.blog_id, Sub.last_delivery_at).where(
-            col(Sub.blog_id).in_([b.id for b in external]), Sub.state == "active"
+        select(Sub)
+        .where(
+            col(Sub.blog_id).in_([b.id for b in external]),
+            sa.or_(col(Sub.state).in_((*LIVE, "denied")), col(Sub.last_refused_at).is_not(None)),
         )
+        .order_by(col(Sub.id))
     ).all()
-    pushed = dict(rows)
+    pushed: dict[int, datetime | None] = {}
+    why: dict[int, str] = {}
+    refused: dict[int, Refused] = {}
+    for row in rows:  # oldest first: a blog's newest subscription has the last word
+        assert row.blog_id is not None  # selected by blog
+        if row.state == "active":
+            pushed[row.blog_id] = row.last_delivery_at
+        elif row.state in (*LIVE, "denied") and row.last_error:
+            why[row.blog_id] = row.last_error
+        if row.last_refused_at and row.last_refusal:
+            last = refused.get(row.blog_id)
+            if last is None or last.at < row.last_refused_at:
+                same_day = push_limits.day_of(row.last_refused_at) == row.usage_day
+                refused[row.blog_id] = Refused(
+                    row.last_refused_at, row.last_refusal, row.day_refused if same_day else None
+                )
     return {
-        blog.id: DeliveryMode("push", pushed[blog.id])
+        blog.id: DeliveryMode("push", pushed[blog.id], refused=refused.get(blog.id))
         if blog.id in pushed
-        else DeliveryMode("poll", blog.last_success_at)
+        else DeliveryMode(
+            "poll", blog.last_success_at, why.get(blog.id), refused=refused.get(blog.id)
+        )
         for blog in external
     }
 
@@ -338,6 +450,7 @@ class _Request:
     hub_url: str
     topic_url: str
     secret: str
+    token: str
 
 
 def maintain(
@@ -356,7 +469,7 @@ def maintain(
         data = {
             "hub.mode": request.mode,
             "hub.topic": request.topic_url,
-            "hub.callback": callback_url(base_url, request.id),
+            "hub.callback": callback_url(base_url, request.id, request.token),
         }
         if request.mode == "subscribe":
             data["hub.secret"] = request.secret
@@ -405,16 +518,20 @@ def _due_requests(engine: Engine, now: datetime) -> list[_Request]:
         unsubscribe = select(Sub).where(due, Sub.state == "unsubscribing")
         found = []
         for row in session.exec(subscribe.order_by(col(Sub.id))):
-            found.append(_Request(row.id, "subscribe", row.hub_url, row.topic_url, row.secret))
+            found.append(_request(row, "subscribe"))
             # Before the request: a hub may verify before it even answers it.
             row.state = "pending" if row.state == "wanted" else row.state
             _requested(session, row, now)
         for row in session.exec(unsubscribe.order_by(col(Sub.id))):
-            found.append(_Request(row.id, "unsubscribe", row.hub_url, row.topic_url, row.secret))
+            found.append(_request(row, "unsubscribe"))
             row.state = "unsubscribe_pending"
             _requested(session, row, now)
         session.commit()
     return found
+
+
+def _request(row: WebSubSubscription, mode: str) -> _Request:
+    return _Request(row.id, mode, row.hub_url, row.topic_url, row.secret, row.callback_token)
 
 
 def _send(fetcher: Fetcher, hub_url: str, data: dict[str, str]) -> str | None:
@@ -430,7 +547,8 @@ def _send(fetcher: Fetcher, hub_url: str, data: dict[str, str]) -> str | None:
 
 
 def _requested(session: Session, row: WebSubSubscription, now: datetime) -> None:
-    # Until the hub verifies (a renewal stays active meanwhile): not sent again.
+    # Until the hub verifies (a renewal stays active meanwhile): not sent again. The hub's
+    # verification is accepted until then (`_intent`).
     row.requested_at, row.next_attempt_at = now, now + VERIFY_WAIT
     session.add(row)
 
