@@ -12,6 +12,7 @@ def init_app(app: Flask) -> None:
     from pbp import request_size
     from pbp.web import (
         auth,
+        base_url,
         blog,
         cards,
         feeds,
@@ -39,6 +40,7 @@ def init_app(app: Flask) -> None:
     websub.init_app(app)  # the WebSub callback: CSRF-exempt, under the same limiter
     nav.init_app(app)  # the campaign navigation bar, a template global
     times.init_app(app)  # the `zoned` and `iso` filters
+    base_url.init_app(app)  # the referee's notice when PBP_BASE_URL is not this site
     app.register_blueprint(public.bp)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)
