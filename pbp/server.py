@@ -59,7 +59,7 @@ def run_embedded(
         # waitress buffers a body whole before the app sees it, so it must refuse a huge one
         # itself (to disk past 512 kB). Up to twice pbp's limit reaches pbp, which answers
         # with its own 413 page or problem+json; beyond that waitress answers a plain 413.
-        max_request_body_size=2 * (app.config.get("MAX_CONTENT_LENGTH") or 0) or 1024 * 1024 * 1024,
+        max_request_body_size=_body_limit(app.config.get("MAX_CONTENT_LENGTH")),
         # X-Forwarded-* are pbp's to trust or ignore (PBP_TRUSTED_PROXIES, werkzeug's
         # ProxyFix); waitress would otherwise delete them before pbp sees them.
         clear_untrusted_proxy_headers=False,
@@ -76,6 +76,10 @@ def run_embedded(
         if scheduler is not None:
             _stop_scheduler(scheduler, graceful_timeout)
     log.info("stopped")
+
+
+def _body_limit(pbp_limit: int | None) -> int:
+    return 2 * pbp_limit if pbp_limit is not None else 1024 * 1024 * 1024  # waitress's own
 
 
 def _exit_on_signal(_signum, _frame) -> None:

@@ -22,6 +22,7 @@ printed (`pytest -s`), never asserted, as a timing target would be.
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
 import signal
@@ -109,7 +110,9 @@ def _attack(port: int, slow: int, label: str, client_timeout: float = CLIENT_TIM
     return timed, attack
 
 
-def test_pbp_serve_answers_while_500_slow_clients_hold_connections(tmp_path, database_file):
+@pytest.fixture
+def pbp_serve(tmp_path, database_file):
+    """`pbp serve` (the real command, scheduler included) on a free loopback port."""
     port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "wb") as out:
@@ -122,12 +125,41 @@ def test_pbp_serve_answers_while_500_slow_clients_hold_connections(tmp_path, dat
         )
     try:
         _wait_answering(port, proc, log)
-        timed, attack = _attack(port, SLOW, f"pbp serve, {SLOW} slow clients")
-        assert attack.failed_connects == 0 and attack.connects >= SLOW
+        yield port
     finally:
         _stop(proc)
+
+
+def test_pbp_serve_answers_while_500_slow_clients_hold_connections(pbp_serve):
+    timed, attack = _attack(pbp_serve, SLOW, f"pbp serve, {SLOW} slow clients")
+    assert attack.failed_connects == 0 and attack.connects >= SLOW
     assert timed.timeouts == 0 and timed.errors == [], timed.report("pbp serve")
     assert len(timed.seconds) == REQUESTS
+
+
+def _post_declaring(port: int, length: int, body: bytes) -> tuple[int, str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CLIENT_TIMEOUT)
+    try:
+        conn.putrequest("POST", "/mail/unsubscribe/not-even-a-token")
+        conn.putheader("Content-Type", "application/x-www-form-urlencoded")
+        conn.putheader("Content-Length", str(length))
+        conn.endheaders(body)
+        answer = conn.getresponse()
+        return answer.status, answer.read().decode(errors="replace")
+    finally:
+        conn.close()
+
+
+def test_pbp_serve_refuses_a_huge_body_before_reading_it(pbp_serve):
+    """waitress reads a body whole before pbp sees the request, so it must refuse a huge one
+    itself (it would buffer up to 1 GB on disk): one that declares more than twice
+    PBP_MAX_REQUEST_BYTES gets a 413 before a byte of it is sent. A body just over the limit
+    still reaches pbp and gets pbp's own 413 page (tests/security/test_request_size.py)."""
+    limit = 1024 * 1024
+    status, _ = _post_declaring(pbp_serve, 2 * limit + 1, b"")  # no body follows
+    assert status == 413
+    status, page = _post_declaring(pbp_serve, limit + 1, b"a=" + b"x" * (limit - 1))
+    assert status == 413 and "larger than the 1 MiB pbp accepts" in page
 
 
 # --- The Procfile's gunicorn, behind nginx -------------------------------------------------
