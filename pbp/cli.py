@@ -125,8 +125,9 @@ def _refuse_demo_accounts() -> None:
 
     found = demo_accounts.count(engine=_engine())
     if found:
+        where = _engine().url.render_as_string(hide_password=True)
         raise click.ClickException(
-            f"this database ({current_app.config['DATABASE_URL']}) holds {found} of the "
+            f"this database ({where}) holds {found} of the "
             f"demo's accounts (@{demo_accounts.DEMO_DOMAIN}, password {PASSWORD!r}, printed "
             "for anyone to read): serve a real install from a database of its own "
             "(PBP_INSTANCE_PATH or DATABASE_URL), or add --demo to serve the demo anyway"
