@@ -7,6 +7,7 @@ exit non-zero; tracebacks are for bugs.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from typing import Any, NoReturn
 
@@ -16,6 +17,7 @@ from flask.cli import FlaskGroup, with_appcontext
 
 from pbp import create_app, db, links, migrate
 from pbp.accounts_cli import token_group, user_group
+from pbp.config import default_database_url, served_base_url
 from pbp.errors import PbpError, RulesError
 from pbp.forum_cli import verify_rolls
 
@@ -95,13 +97,62 @@ def _ready_engine():
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--threads", default=8, show_default=True, type=int)
 @click.option("--no-scheduler", is_flag=True, help="Serve pages only (a worker runs the jobs).")
+@click.option(
+    "--demo",
+    "serve_demo",
+    is_flag=True,
+    help="Serve a database that holds the demo's accounts (refused otherwise).",
+)
 @with_appcontext
-def serve(host: str, port: int, threads: int, no_scheduler: bool) -> None:
+def serve(host: str, port: int, threads: int, no_scheduler: bool, serve_demo: bool) -> None:
     """Serve the web app with the scheduler in the same process (embedded mode)."""
     from pbp.server import run_embedded
 
     _ready_engine()
-    run_embedded(_app(), host, port, threads, not no_scheduler)
+    if not serve_demo:
+        _refuse_demo_accounts()
+    app = _app()
+    _links_point_at(app, host, port)
+    run_embedded(app, host, port, threads, not no_scheduler)
+    _exit_now(0)
+
+
+def _refuse_demo_accounts() -> None:
+    """Issue #27 item 8: the demo's accounts share one printed password; a real install
+    must never serve them."""
+    from pbp.demo import PASSWORD
+    from pbp.services.accounts import demo_accounts
+
+    found = demo_accounts.count(engine=_engine())
+    if found:
+        where = _engine().url.render_as_string(hide_password=True)
+        raise click.ClickException(
+            f"this database ({where}) holds {found} of the "
+            f"demo's accounts (@{demo_accounts.DEMO_DOMAIN}, password {PASSWORD!r}, printed "
+            "for anyone to read): serve a real install from a database of its own "
+            "(PBP_INSTANCE_PATH or DATABASE_URL), or add --demo to serve the demo anyway"
+        )
+
+
+def _links_point_at(app: Flask, host: str, port: int) -> str:
+    """Issue #27 item 1: unless PBP_BASE_URL says otherwise, links in mail, feeds and invites
+    point at the address served (they said http://127.0.0.1:5000 whatever the port)."""
+    if not app.config.get("PBP_BASE_URL_GIVEN"):
+        app.config["PBP_BASE_URL"] = served_base_url(host, port, socket.gethostname())
+        click.echo(
+            f"links in mail and feeds point to {app.config['PBP_BASE_URL']} "
+            "(set PBP_BASE_URL to the address people use)"
+        )
+    return app.config["PBP_BASE_URL"]
+
+
+def _exit_now(status: int) -> NoReturn:
+    """Exit once the server has stopped. Everything is committed and closed; tearing down
+    the interpreter of a fully loaded app takes seconds on a busy machine, and would wait on
+    a scheduler job that outlived the stop's grace (pbp.server)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 @cli.command("worker")
@@ -166,21 +217,35 @@ def _describe_outcome(outcome) -> str | None:
     return f"blog {outcome.blog_id}: {outcome.status}" if outcome is not None else None
 
 
-@cli.command("demo")
+# Not in the app context Flask's CLI group gives its commands: that app is the real
+# instance's, and the demo makes its own.
+@cli.command("demo", with_appcontext=False)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--no-serve", is_flag=True, help="Seed the demo campaigns and exit.")
-@with_appcontext
 def demo(port: int, no_serve: bool) -> None:
     """Seed demo campaigns (Noteworthy, Noir, Sex & Violence) and serve them at
     http://127.0.0.1:PORT.
 
-    The Noteworthy demo's "external" blogs are served on loopback by the demo itself, on a
-    free port, so private (loopback) feed addresses are allowed in this process. One demo
-    at a time per instance folder.
+    The demo lives in an instance folder of its own, the instance folder's name followed by
+    `-demo` (e.g. instance-demo/), with its own SQLite database whatever DATABASE_URL says:
+    a real install in the same place never sees its accounts. The Noteworthy demo's
+    "external" blogs are served on loopback by the demo itself, on a free port, so private
+    (loopback) feed addresses are allowed in this process. One demo at a time per folder.
     """
     from pbp import demo as demo_module
 
-    app = _app()
+    folder = demo_module.instance_path()
+    try:
+        app = create_app({"INSTANCE_PATH": folder, "DATABASE_URL": default_database_url(folder)})
+    except (PbpError, RulesError) as exc:
+        _fail(exc)
+    with app.app_context():
+        _run_demo(app, port, no_serve)
+
+
+def _run_demo(app: Flask, port: int, no_serve: bool) -> None:
+    from pbp import demo as demo_module
+
     lock = demo_module.single_instance_lock(app)
     try:
         db.check_connection(_engine())
@@ -188,6 +253,8 @@ def demo(port: int, no_serve: bool) -> None:
     except (PbpError, RulesError) as exc:
         _fail(exc)
     app.config["PBP_ALLOW_PRIVATE_FEEDS"] = True
+    click.echo(f"the demo's instance folder: {app.instance_path}")
+    _links_point_at(app, "127.0.0.1", port)
     feeds = demo_module.start_feed_server(app)
     try:
         slugs = demo_module.seed_all(app, feed_port=feeds.server_address[1])
@@ -198,24 +265,17 @@ def demo(port: int, no_serve: bool) -> None:
         for email, who in demo_module.logins():
             click.echo(f"  {email:<24} {who}")
         if no_serve:
+            _engine().dispose()
             return
         from pbp.server import run_embedded
 
-        try:
-            # A demo holds nothing worth waiting for: stop within a second of Ctrl-C/TERM.
-            run_embedded(app, "127.0.0.1", port, 8, True, graceful_timeout=1)
-            status = 0
-        except SystemExit as stop:  # gunicorn's arbiter exits this way on a signal
-            status = stop.code if isinstance(stop.code, int) else 1
+        # A demo holds nothing worth waiting for: stop within a second of Ctrl-C/TERM.
+        run_embedded(app, "127.0.0.1", port, 8, True, graceful_timeout=1)
     finally:
         feeds.shutdown()
         feeds.server_close()
         lock.close()
-    # Everything is committed and closed; tearing down the interpreter of a fully loaded
-    # app takes seconds on a busy machine, and a demo should stop at once.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
+    _exit_now(0)
 
 
 cli.add_command(verify_rolls)

@@ -76,6 +76,21 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
     return number
 
 
+# Addresses that mean "every interface": no one can open a link to them.
+WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::"})
+
+
+def served_base_url(host: str, port: int, machine_name: str) -> str:
+    """The base URL for links when PBP_BASE_URL is unset (issue #27 item 1): the address
+    `pbp serve --host HOST --port PORT` listens on. On every interface (0.0.0.0), the
+    machine's name: the operator serves on all interfaces for other machines to connect,
+    and to them 127.0.0.1 is themselves."""
+    name = machine_name if host in WILDCARD_HOSTS else host
+    if ":" in name:  # an IPv6 address
+        name = f"[{name}]"
+    return f"http://{name}" if port == 80 else f"http://{name}:{port}"
+
+
 SIGNUP_MODES = ("invite", "open")
 
 
@@ -97,6 +112,8 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "SECRET_KEY": secret,
         "DATABASE_URL": env.get("DATABASE_URL") or default_database_url(instance_path),
         "PBP_BASE_URL": (env.get("PBP_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
+        # Unset, `pbp serve` and `pbp demo` put the address they serve in PBP_BASE_URL.
+        "PBP_BASE_URL_GIVEN": bool((env.get("PBP_BASE_URL") or "").strip()),
         # Seconds a rendered planet stays cached at most; 0 turns the cache off.
         "PBP_PAGE_CACHE_SECONDS": float(env.get("PBP_PAGE_CACHE_SECONDS") or 60),
         # Seconds a web process serves visitors a campaign's pages without re-reading its

@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 from werkzeug.security import generate_password_hash
 
 from adapters import Fetcher
-from pbp import demo_forum
+from pbp import default_instance_path, demo_forum
 from pbp.db import database, writing
 from pbp.models import Blog, Campaign, Character, Entry, utcnow
 from pbp.services import campaigns
@@ -51,6 +51,14 @@ MOODS = {
     1: ["Curious", "Smug", "Amused", "Wary", "Bold", "Devout"],
     2: ["Suspicious", "Indignant", "Gleeful", "Calculating", "Offended", "Serene"],
 }
+
+
+def instance_path() -> Path:
+    """The demo's own instance folder (issue #27 item 8): the instance folder's name followed
+    by `-demo` (instance/ -> instance-demo/), so a real install in the same place never
+    serves the demo's campaigns and accounts, whose password is printed for anyone."""
+    real = default_instance_path()
+    return real.with_name(real.name + "-demo")
 
 
 def feed_dir(app: Flask) -> Path:

@@ -13,6 +13,7 @@ def init_app(app: Flask) -> None:
     from pbp.web import (
         actions,
         auth,
+        base_url,
         blog,
         cards,
         feeds,
@@ -41,6 +42,7 @@ def init_app(app: Flask) -> None:
     nav.init_app(app)  # the campaign navigation bar, a template global
     actions.init_app(app)  # form_fields(), as_typed() and refusal() for the forms' templates
     times.init_app(app)  # the `zoned` and `iso` filters
+    base_url.init_app(app)  # the referee's notice when PBP_BASE_URL is not this site
     app.register_blueprint(public.bp)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)

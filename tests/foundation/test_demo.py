@@ -1,6 +1,9 @@
 """`pbp demo` as a newcomer runs it: every campaign seeded and served, every login printed,
 its feed server on a free port, one demo per instance folder, and a quick stop on Ctrl-C or
-SIGTERM. Runs the real command in a subprocess against its own instance folder."""
+SIGTERM. Runs the real command in a subprocess against its own instance folder.
+
+Issue #27 item 8: the demo keeps its data in an instance folder of its own (`<instance>-demo`),
+and `pbp serve` refuses a database holding the demo's accounts unless told `--demo`."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import time
 import pytest
 import requests
 
+from pbp.db import make_engine
+from pbp.services.accounts import demo_accounts
 from tests.smtpserver import free_port
 
 PBP = [sys.executable, "-c", "from pbp.cli import main; main()"]
@@ -100,6 +105,9 @@ def test_demo_serves_every_campaign_and_refuses_a_second(seeded):
         base = f"http://127.0.0.1:{port}"
         for slug in ("the-gilded-quill", "rain-on-water-street", "water-street-blues"):
             assert requests.get(f"{base}/c/{slug}/", timeout=10).status_code == 200
+        # Issue #27 item 1: links point at the port served, not http://127.0.0.1:5000.
+        feed = requests.get(f"{base}/c/the-gilded-quill/feed.atom", timeout=10).text
+        assert f'href="{base}/c/the-gilded-quill/"' in feed and ":5000/" not in feed
         referee = _login(base, "referee@demo.invalid")
         history = referee.get(f"{base}/c/the-gilded-quill/history", timeout=10).text
         # Turn 3's challenge was resolved: Lady Vance won, the Captain became an outsider.
@@ -132,3 +140,73 @@ def test_demo_stops_within_two_seconds(seeded, signum):
         _stop(proc)
     assert stopped_after < 2.0
     assert proc.returncode == 0
+
+
+def _demo_accounts_in(folder) -> int:
+    if not (folder / "pbp.sqlite3").exists():
+        return 0
+    engine = make_engine(f"sqlite:///{folder / 'pbp.sqlite3'}")
+    try:
+        return demo_accounts.count(engine=engine)
+    finally:
+        engine.dispose()
+
+
+def test_the_demo_keeps_its_own_instance_folder(seeded):
+    """Run in the README's real-install folder, the demo left its campaigns and ten accounts
+    (password demo-password, printed) in the database `pbp serve` then served."""
+    instance, out = seeded
+    demo_folder = instance.with_name(instance.name + "-demo")
+    assert _demo_accounts_in(instance) == 0
+    assert _demo_accounts_in(demo_folder) == 10
+    assert f"the demo's instance folder: {demo_folder}" in out
+    logins = [line.split()[0] for line in out.splitlines() if "@demo.invalid" in line]
+    assert all(demo_accounts.is_demo_email(email) for email in logins)
+
+
+def _pbp_serve(folder, *args: str):
+    """`pbp serve ARGS` on the instance folder `folder`: (command, environment)."""
+    return [*PBP, "serve", *args], _env(folder)
+
+
+def test_serve_refuses_the_demos_database_unless_told_demo(seeded):
+    instance, _ = seeded
+    demo_folder = instance.with_name(instance.name + "-demo")
+    command, env = _pbp_serve(demo_folder, "--port", str(free_port()), "--no-scheduler")
+    try:
+        refused = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("pbp serve served the demo's accounts")
+    assert refused.returncode == 1
+    lines = [line for line in refused.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, refused.stderr
+    assert "holds 10 of the demo's accounts" in lines[0] and "--demo" in lines[0]
+
+    port = free_port()
+    command, env = _pbp_serve(demo_folder, "--port", str(port), "--no-scheduler", "--demo")
+    proc = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                page = requests.get(f"{base}/c/the-gilded-quill/", timeout=5)
+                break
+            except requests.ConnectionError:
+                assert proc.poll() is None, proc.stdout.read()
+                assert time.monotonic() < deadline, "pbp serve --demo did not answer"
+                time.sleep(0.2)
+        assert page.status_code == 200
+        # `pbp serve` stops within 2 s of SIGTERM, as the demo does.
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        assert time.monotonic() - started < 2.0
+        assert proc.returncode == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()

@@ -2,8 +2,9 @@
 # The installed package works outside the checkout (issue #18 item 3), as `.ci/run` checks it:
 #   build an sdist and a wheel from it, install the wheel into a fresh virtual environment in a
 #   temporary folder with every dependency at its lowest allowed version (lowest.txt), then,
-#   from that folder, `pbp db upgrade`, seed the demo campaign, serve on a free loopback port
-#   and fetch `/` and the campaign page: both 200, each linking the stylesheet, which is served.
+#   from that folder, `pbp db upgrade`, seed the demo campaign (in its own instance folder),
+#   serve that folder (`pbp serve --demo`) on a free loopback port and fetch `/` and the
+#   campaign page: both 200, each linking the stylesheet, which is served.
 # Run it locally with `bash tests/packaging/smoke.sh` (needs `build`, from the test extra).
 # PBP_SMOKE_KEEP=1 keeps the temporary folder for a look afterwards.
 set -euo pipefail
@@ -59,8 +60,11 @@ seeded="$("$pbp" demo --no-serve --port "$port")" || fail "pbp demo --no-serve"
 campaign="$(grep -o "http://127.0.0.1:$port/c/[^ ]*" <<<"$seeded" | head -1)"
 [ -n "$campaign" ] || fail "no campaign address in: $seeded"
 
-say "serving on 127.0.0.1:$port"
-"$pbp" serve --port "$port" --no-scheduler >"$work/serve.log" 2>&1 &
+say "serving the demo's instance folder on 127.0.0.1:$port"
+# The demo seeds an instance folder of its own ($work/instance-demo); `pbp serve` serves the
+# demo's accounts only when told --demo.
+PBP_INSTANCE_PATH="$work/instance-demo" "$pbp" serve --demo --port "$port" --no-scheduler \
+  >"$work/serve.log" 2>&1 &
 server_pid=$!
 # Up to two minutes to boot: a loaded CI machine imports the whole app slowly.
 deadline=$((SECONDS + 120))
