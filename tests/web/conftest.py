@@ -22,13 +22,11 @@ outbox's details.
 
 from __future__ import annotations
 
-import sys
-import types
-
 import pytest
 
 from pbp.models import User
 from pbp.services.accounts import logins as accounts
+from pbp.services.mail import notifications
 from tests.factories import make_campaign, make_characters
 from tests.helpers import PASSWORD, T0, AuthActions, Clock
 
@@ -42,10 +40,14 @@ def auth(client, db_session) -> AuthActions:
 def sent_mail(monkeypatch) -> list[dict]:
     """Every message pbp.services.accounts.logins queues, as keyword arguments plus "kind"."""
     sent: list[dict] = []
-    fake = types.ModuleType("pbp.services.mail.notifications")
-    fake.queue_invite = lambda **kw: sent.append({"kind": "invite", **kw})
-    fake.queue_password_reset = lambda **kw: sent.append({"kind": "password_reset", **kw})
-    monkeypatch.setitem(sys.modules, "pbp.services.mail.notifications", fake)
+    monkeypatch.setattr(
+        notifications, "queue_invite", lambda **kw: sent.append({"kind": "invite", **kw})
+    )
+    monkeypatch.setattr(
+        notifications,
+        "queue_password_reset",
+        lambda **kw: sent.append({"kind": "password_reset", **kw}),
+    )
     return sent
 
 

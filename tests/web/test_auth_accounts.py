@@ -253,14 +253,6 @@ def test_invite_mail_lands_in_the_real_outbox(db_session):
     ]
 
 
-def test_send_does_nothing_without_a_mail_module(db_session, monkeypatch):
-    import sys
-
-    monkeypatch.setitem(sys.modules, "pbp.services.mail.notifications", None)  # import fails
-    links = accounts._Links(BASE, KEY, "pbp <p@x.test>")
-    assert accounts._send("invite", session=db_session, links=links, now=NOW) is False
-
-
 # --- passwords and logins ------------------------------------------------------------
 
 

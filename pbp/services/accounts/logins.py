@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -30,6 +29,8 @@ from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import ROLES, AuditLog, Campaign, Character, Invite, Membership, User
 from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
+from pbp.services.mail import notifications
+from pbp.services.mail.settings import MailSettings
 
 INVITE_TTL = timedelta(days=limits.INVITE_DAYS)
 MAX_INVITE_TTL = timedelta(days=limits.MAX_INVITE_DAYS)
@@ -154,15 +155,14 @@ def create_invite(
         expires_at=invite.expires_at.isoformat(),
     )
     if email and mail_from:
-        _send(
-            "invite",
+        notifications.queue_invite(
             session=session,
-            links=_Links(base_url, secret_key, mail_from),
+            settings=MailSettings(base_url.rstrip("/"), secret_key, mail_from),
             now=now,
-            sender=sender,
             invite=invite,
             url=url,
         )
+        _send_soon(session, sender)
     return IssuedInvite(invite=invite, token=token, url=url)
 
 
@@ -479,15 +479,14 @@ def request_password_reset(
     issued = issue_reset_link(user=user, secret_key=secret_key, base_url=base_url, now=now)
     _audit(session=session, now=now, action="password.reset_requested", actor=user)
     if mail_from:
-        _send(
-            "password_reset",
+        notifications.queue_password_reset(
             session=session,
-            links=_Links(base_url, secret_key, mail_from),
+            settings=MailSettings(base_url.rstrip("/"), secret_key, mail_from),
             now=now,
-            sender=sender,
             user=user,
             url=issued.url,
         )
+        _send_soon(session, sender)
     return issued
 
 
@@ -602,38 +601,8 @@ def _audit(
     session.flush()
 
 
-@dataclass(frozen=True)
-class _Links:
-    base_url: str
-    secret_key: str
-    mail_from: str
-
-
-def _send(
-    kind: str, *, session: Session, links: _Links, now: datetime, sender=None, **fields
-) -> bool:
-    """Queue an email through pbp.services.mail.notifications' `queue_<kind>`; the one seam to
-    mail.
-
-    pbp.services.mail.notifications owns the texts, the outbox row and its dedupe key. Returns
-    whether a message was queued: when the mail module or that function is missing nothing is
-    sent, and the referee still sees every invite link to copy.
-    """
-    try:
-        notifications = importlib.import_module("pbp.services.mail.notifications")
-    except ModuleNotFoundError as exc:
-        if exc.name != "pbp.services.mail.notifications":
-            raise
-        return False
-    queue = getattr(notifications, f"queue_{kind}", None)
-    if queue is None:
-        return False
-    from pbp.services.mail.settings import MailSettings  # there whenever notifications is
-
-    settings = MailSettings(
-        base_url=links.base_url.rstrip("/"), secret_key=links.secret_key, mail_from=links.mail_from
-    )
-    queue(session=session, settings=settings, now=now, **fields)
-    if sender is not None:  # a person is waiting for this mail: send it at the commit
+def _send_soon(session: Session, sender) -> None:
+    """A person is waiting for this mail: send it right after the commit (the scheduler's
+    sweep sends whatever this misses)."""
+    if sender is not None:
         sender.send_after_commit(session=session)
-    return True
