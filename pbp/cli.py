@@ -19,7 +19,7 @@ from pbp import create_app, db, links, migrate
 from pbp.accounts_cli import token_group, user_group
 from pbp.config import default_database_url, served_base_url
 from pbp.errors import PbpError, RulesError
-from pbp.forum_cli import verify_rolls
+from pbp.forum_cli import verify_cards, verify_rolls
 
 
 def _engine():
@@ -279,6 +279,7 @@ def _run_demo(app: Flask, port: int, no_serve: bool) -> None:
 
 
 cli.add_command(verify_rolls)
+cli.add_command(verify_cards)
 cli.add_command(user_group)
 cli.add_command(token_group)
 

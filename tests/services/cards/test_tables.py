@@ -4,14 +4,17 @@ export that replays exactly once the seed is public."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
+from click.testing import CliRunner
 from sqlmodel import select
 
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
+from pbp.forum_cli import verify_cards
 from pbp.models.cards import CardEvent, CardGame
 from pbp.models.forum import Post, Thread
 from pbp.rules import dice
@@ -331,7 +334,9 @@ def test_rat_notes_are_for_the_gm_only(db_session, ochh_table):
     assert gm_view.view["notes"]["notes"] == [{"round": 4, "player_id": ada, "rat": True}]
 
 
-def test_the_export_shows_the_viewers_table_until_the_end_then_replays(db_session, sv_table):
+def test_the_export_shows_the_viewers_table_until_the_end_then_replays(
+    db_session, sv_table, tmp_path
+):
     thread, game = _open(db_session, sv_table)
     _play(db_session, sv_table, thread, sv_table.ada_user, "create_character", **WARRIOR)
     _play(db_session, sv_table, thread, sv_table.bram_user, "create_character", **SURVIVOR)
@@ -367,6 +372,13 @@ def test_the_export_shows_the_viewers_table_until_the_end_then_replays(db_sessio
     wrong_seed = {**after, "fairness": {**after["fairness"], "seed": "00" * 32}}
     with pytest.raises(UserError, match="commitment"):
         cards.verify_card_export(wrong_seed)
+
+    # The same checks from the command line (issue #32 item 7: `pbp verify-cards`).
+    for export, code, said in ((after, 0, "5 card actions verified"), (tampered, 1, "mismatch")):
+        path = tmp_path / "table.json"
+        path.write_text(json.dumps(export), encoding="utf-8")
+        result = CliRunner().invoke(verify_cards, [str(path)])
+        assert result.exit_code == code and said in result.output, result.output
 
 
 def test_no_move_once_the_campaign_has_ended(db_session, sv_table):
