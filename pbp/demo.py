@@ -169,7 +169,7 @@ def _point_feeds_at(session: Session, campaign: Campaign, feed_port: int) -> Non
     for blog_row in session.exec(
         select(Blog).join(Character).where(Character.campaign_id == campaign.id)
     ):
-        if blog_row.kind == "external":
+        if blog_row.kind == "external" and blog_row.feed_url:
             filename = blog_row.feed_url.rsplit("/", 1)[-1]
             blog_row.feed_url = f"http://127.0.0.1:{feed_port}/{filename}"
             session.add(blog_row)

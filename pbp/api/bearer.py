@@ -40,6 +40,16 @@ def identify(session: Session) -> tuple[User | None, ApiToken | None]:
     return user, token
 
 
+def require_token_row(token: ApiToken | None) -> ApiToken:
+    """The token of a write: every operation that writes requires one (not "public")."""
+    if token is None:
+        raise api_tokens.InvalidToken(
+            f"this operation needs a token: make one at {api_tokens.TOKEN_PAGE} and send it "
+            "as 'Authorization: Bearer <token>'"
+        )
+    return token
+
+
 def require_token(user: User | None) -> User:
     if user is None:
         raise api_tokens.InvalidToken(

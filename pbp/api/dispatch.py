@@ -51,7 +51,7 @@ def dispatch(op: Operation, path: dict) -> Response:
     if op.access != "public":
         bearer.require_token(user)
     if op.writes:
-        api_tokens.require_scope(token, "write")
+        api_tokens.require_scope(bearer.require_token_row(token), "write")
     if op.name in rate_limits.CONTENT_OPERATIONS:
         rate_limits.check_content(user)  # the same per-account budget as the pages
     call = Call(session=session, user=user, token=token, now=now())

@@ -3,6 +3,8 @@ page /c/<slug>/me/blog)."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from flask import current_app
 
 from pbp.api import schemas as s
@@ -38,4 +40,5 @@ def choose_blog(call: Call, slug: str) -> s.BlogOut:
             allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
             now=call.now,
         )
-    return s.BlogOut(kind=row.kind, feed_url=row.feed_url, home_url=row.home_url)
+    kind = cast(Any, row.kind)  # the CHECK constraint's values
+    return s.BlogOut(kind=kind, feed_url=row.feed_url, home_url=row.home_url)

@@ -10,6 +10,7 @@ check is the services' (pbp.services.campaigns.require_referee), not the pages'.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any, cast
 
 from flask import current_app
 
@@ -88,7 +89,7 @@ def _queued_out(queued: referee.QueuedEvent) -> s.QueuedEventIO:
     return s.QueuedEventIO(
         text=queued.text,
         tailored=[
-            s.TailoredIn(character_id=t.character_id, mode=t.mode, text=t.text)
+            s.TailoredIn(character_id=t.character_id, mode=cast(Any, t.mode), text=t.text)
             for t in queued.tailored
         ],
     )
@@ -261,8 +262,8 @@ def create_invite(call: Call, slug: str) -> s.InviteOut:
     issued = accounts.create_invite(
         session=call.session,
         campaign=campaign,
-        created_by=call.user,
-        secret_key=current_app.secret_key,
+        created_by=call.account,
+        secret_key=str(current_app.secret_key),
         base_url=current_app.config["PBP_BASE_URL"],
         now=call.now,
         character=character,
@@ -276,7 +277,7 @@ def create_invite(call: Call, slug: str) -> s.InviteOut:
     return s.InviteOut(
         id=i.id,
         email=i.email,
-        role=i.role,
+        role=cast(Any, i.role),  # the CHECK constraint's values
         character=character.slug if character else None,
         expires_at=i.expires_at,
         url=issued.url,

@@ -267,8 +267,8 @@ def _status_words(status: str) -> str:
     return {"outsider": "an outsider", "winner": "the winner"}.get(status, status)
 
 
-def _require_referee(session: Session, campaign: Campaign, user: User) -> None:
-    member = campaigns.membership(session=session, campaign=campaign, user=user)
+def _require_referee(session: Session, campaign: Campaign, user: User | None) -> None:
+    member = campaigns.membership(session=session, campaign=campaign, user=user) if user else None
     if member is None or member.role != "referee":
         raise Forbidden(f"only the referee of {campaign.name} can change its characters")
 

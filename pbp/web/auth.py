@@ -114,8 +114,12 @@ def _limit_views(app: Flask) -> None:
         "auth.reset": [limiter.limit(reset_limit, methods=["POST"])],
     }
     for endpoint, decorators in limits.items():
+        # Any: Flask-Limiter types its decorator's result as possibly async, a type Flask's
+        # view_functions does not take.
+        view: Any = app.view_functions[endpoint]
         for limit in decorators:
-            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+            view = limit(view)
+        app.view_functions[endpoint] = view
 
 
 def _failed(response) -> bool:
@@ -196,8 +200,8 @@ def login(act: Act):
     try:
         logged_in = backoff.log_in(
             session=act.session,
-            email=form.email.data,
-            password=form.password.data,
+            email=form.email.data or "",  # the form requires both
+            password=form.password.data or "",
             now=act.now,
             backoff=_backoff(),
             secret_key=app_secret(),
@@ -352,7 +356,7 @@ def reset_request(act: Act):
         return render_template("auth/reset_request.html", form=form), REFUSED_FORM
     accounts.request_password_reset(
         session=act.session,
-        email=form.email.data,
+        email=form.email.data or "",  # required by the form
         secret_key=app_secret(),
         base_url=current_app.config["PBP_BASE_URL"],
         now=act.now,
@@ -385,7 +389,7 @@ def reset(act: Act, token: str):
         session=act.session,
         token=token,
         secret_key=app_secret(),
-        password=form.password.data,
+        password=form.password.data or "",  # required by the form
         now=act.now,
     )
     session.clear()

@@ -230,7 +230,7 @@ def settings(act: Act, slug: str):
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
-        opening_turns=act.number("opening_turns"),
+        opening_turns=act.number("opening_turns") or 0,  # required: a refusal if empty
         fair_interval_hours=act.number("fair_interval_hours", required=False),
         custom_moods=custom_moods(act.text("custom_moods")),
         time_zone=act.form.get("time_zone"),

@@ -436,7 +436,7 @@ def _announce(
     lines = [line for line in lines if line] or ["The table changed."]
     url = links.absolute(mail.base_url, links.card_table(campaign.slug, thread.id))
     body = f"**At the table** ([look]({url}))\n\n" + "\n".join(f"- {line}" for line in lines)
-    public = visibility.visible_posts(
+    seen_by_all = visibility.visible_posts(
         session=session, campaign=campaign, viewer=rolls.ANONYMOUS, thread=thread
     )
     posts.create_post(
@@ -444,7 +444,7 @@ def _announce(
         campaign=campaign,
         thread=thread,
         author=user,
-        draft=Draft(body=body, kind="ooc", audience="all" if public else "gm"),
+        draft=Draft(body=body, kind="ooc", audience="all" if seen_by_all else "gm"),
         mail=mail,
         now=now,
     )
@@ -544,7 +544,7 @@ def verify_card_export(data: Any) -> CardVerifyReport:
         actor = Actor(str(entry.get("actor")))
         try:
             outcome = apply_action(
-                ruleset, game, entry.get("action"), actor, entry.get("params"), rng
+                ruleset, game, str(entry.get("action")), actor, entry.get("params"), rng
             )
         except (*REFUSALS, LookupError, TypeError, ValueError) as exc:  # a tampered record
             mismatches.append(CardMismatch(seq, "action refused", str(exc), "accepted"))

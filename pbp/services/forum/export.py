@@ -39,10 +39,10 @@ def export_forum(
     visible_ids = {v.id for v in posts}
     roll_rows = []
     for roll in rolls.campaign_rolls(session=session, campaign=campaign):
-        view = roll_view(roll, viewer, post_visible=roll.post_id in visible_ids, revealed=revealed)
-        if view is not None:
+        seen = roll_view(roll, viewer, post_visible=roll.post_id in visible_ids, revealed=revealed)
+        if seen is not None:
             roll_rows.append(
-                view.as_export()
+                seen.as_export()
                 | ({"post_id": roll.post_id} if roll.post_id in visible_ids else {})
             )
     return {

@@ -271,7 +271,7 @@ def post_history(
         Revision(
             r.body,
             _stored_html(r.body),
-            names.get(r.edited_by, "someone who left"),
+            names.get(r.edited_by, "someone who left") if r.edited_by else "someone who left",
             r.created_at,
         )
         for r in rows

@@ -178,7 +178,7 @@ def declare(
     for raw in uris:
         if raw.strip():
             value = check_address(raw)
-            wanted.setdefault(identity_key("uri", value), value)
+            wanted.setdefault(identity_key("uri", value) or value, value)
     if len(wanted) > MAX_DECLARED:
         raise UserError(f"give at most {MAX_DECLARED} profile addresses")
     campaign_id = character.campaign_id

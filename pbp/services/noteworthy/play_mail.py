@@ -17,6 +17,7 @@ from pbp.rules import noteworthy as nw
 from pbp.services.mail import notifications
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.ids import row_id
 
 
 def notes_arrived(
@@ -100,11 +101,14 @@ def entries_stored(
                 continue
             if challenge.target_id is None:  # ambiguous: waits for the referee's ruling
                 continue
+            made_by = session.get(Entry, challenge.entry_id)
+            if made_by is None:  # the tally read it in this transaction
+                continue
             row = notifications.queue_challenge_notification(
                 session=session,
                 settings=mail,
-                entry=session.get(Entry, challenge.entry_id),
-                target_id=challenge.target_id,
+                entry=made_by,
+                target_id=row_id(challenge.target_id),
                 now=now,
             )
             queued += [row] if row is not None else []

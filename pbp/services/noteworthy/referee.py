@@ -12,6 +12,7 @@ whatever it misses).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -58,7 +59,8 @@ def _current(session: Session, campaign: Campaign, number: int | None) -> Turn |
         return current
     if current is None or current.number != number:
         lookups.get_turn(session=session, campaign=campaign, number=number)  # 404 first
-        raise Conflict(f"turn {number} is not the current turn (turn {current.number} is)")
+        latest = f"turn {current.number} is" if current else "no turn is open"
+        raise Conflict(f"turn {number} is not the current turn ({latest})")
     return current
 
 
@@ -72,7 +74,7 @@ def open_turn(
     actor: User | None,
     now: datetime,
     text: str,
-    tailored: list[turns.Tailored] = (),
+    tailored: Sequence[turns.Tailored] = (),
     deadline_hours: int | None = None,
     expected_number: int | None = None,
     mail: MailSettings | None = None,
@@ -84,6 +86,7 @@ def open_turn(
     _check(session, campaign, actor, "post an event")
     if deadline_hours is not None and not 1 <= deadline_hours <= 24 * 366:
         raise UserError("a turn lasts from 1 hour to a year: give the deadline in hours")
+    deadline: datetime | None
     if deadline_hours:
         deadline = now + timedelta(hours=deadline_hours)
     else:
@@ -127,7 +130,7 @@ def queue_event(
     campaign: Campaign,
     actor: User | None,
     text: str,
-    tailored: list[turns.Tailored] = (),
+    tailored: Sequence[turns.Tailored] = (),
 ) -> QueuedEvent:
     """Keep the next turn's event until the scheduler opens the turn at the deadline; with
     no text and nothing tailored, clear it."""

@@ -42,7 +42,10 @@ def labels_of(campaign_slug: str, characters: Iterable, entries: Iterable) -> La
     return Labels(
         names={c.id: c.name for c in characters},
         entries={
-            e.id: (e.title, e.url or links.entry(campaign_slug, slugs.get(e.character_id), e.id))
+            e.id: (
+                e.title,
+                e.url or links.entry(campaign_slug, slugs.get(e.character_id, ""), e.id),
+            )
             for e in entries
         },
     )

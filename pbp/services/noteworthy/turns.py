@@ -32,6 +32,7 @@ from pbp.rules import noteworthy as nw
 from pbp.services.mail.notifications import queue_event_notifications, queue_turn_results
 from pbp.services.noteworthy import play_mail
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.ids import row_id, row_id_or_none
 
 OUTCOME_CODES = {
     nw.Outcome.CHALLENGER_WINS: "challenger",
@@ -328,7 +329,7 @@ def _apply_standings(session: Session, campaign: Campaign, result: nw.Tally) -> 
         c.id: c for c in session.exec(select(Character).where(Character.campaign_id == campaign.id))
     }
     for standing in result.standings:
-        character = by_id.get(standing.id)
+        character = by_id.get(row_id(standing.id))
         if character is not None and standing.status is nw.Status.OUTSIDER:
             character.status = "outsider"
             session.add(character)
@@ -352,12 +353,12 @@ def _record_challenges(session: Session, turn: Turn, result: nw.Tally, consequen
             select(Challenge).where(Challenge.entry_id == challenge.entry_id)
         ).first()
         row = row or Challenge(
-            entry_id=challenge.entry_id,
+            entry_id=row_id(challenge.entry_id),
             turn_id=turn.id,
-            challenger_id=challenge.challenger_id,
+            challenger_id=row_id(challenge.challenger_id),
             made_at=challenge.made_at,
         )
-        row.target_id = challenge.target_id
+        row.target_id = row_id_or_none(challenge.target_id)
         row.outcome = outcome
         row.consequence = consequences.get(challenge.entry_id) or row.consequence
         session.add(row)
