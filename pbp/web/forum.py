@@ -22,16 +22,17 @@ from markupsafe import escape
 from pbp import links
 from pbp.db import get_session
 from pbp.errors import Forbidden, UserError
-from pbp.inputs.forum import PostEdit, PostIn, SheetIn
+from pbp.inputs.forum import CharacterForIn, OwnCharacterIn, PostEdit, PostIn, SheetIn
 from pbp.models import Campaign
 from pbp.services import campaigns
-from pbp.services.forum import drafts, gm, posts, rolls, sheets, threads, visibility
+from pbp.services.forum import characters, drafts, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
 from pbp.services.forum.export import export_forum
 from pbp.services.forum.rolls import AFTER_THE_END, ANONYMOUS, ROLL_VISIBILITY, Viewer
 from pbp.services.forum.visibility import PostView
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
 from pbp.web.access import (
+    app_secret,
     current_account,
     current_membership,
     login_required,
@@ -132,6 +133,7 @@ def _form_context(campaign: Campaign, viewer: Viewer, draft=None, **extra) -> di
         "kinds": KINDS,
         "audiences": AUDIENCES,
         "roll_visibility": ROLL_VISIBILITY,
+        "needs_character": _needs_character(campaign),
         **extra,
     }
 
@@ -432,6 +434,64 @@ def sheet_list(slug: str):
         campaign=campaign,
         characters=campaigns.characters(session=session, campaign=campaign),
         sheets=sheets.sheets_of(session=session, campaign=campaign),
+        needs_character=_needs_character(campaign),
+    )
+
+
+def _needs_character(campaign: Campaign) -> bool:
+    return characters.needs_character(
+        session=get_session(), campaign=campaign, user=current_account()
+    )
+
+
+def _make_character_page(slug: str):
+    """The page the "Make your character" form came from: a scene's, or the sheets'."""
+    thread_id = _int(request.form.get("thread_id"), strict=False)
+    if thread_id is not None:
+        return _thread_page(_forum(slug), thread_id)
+    return sheet_list(slug)
+
+
+@action(bp, "/c/<slug>/sheets/", role="player", creates=True, page=_make_character_page)
+def make_character(act: Act, slug: str):
+    """Issue #27 item 3: a player with no character makes one, and its sheet."""
+    campaign = _forum(slug)
+    typed = parsed(OwnCharacterIn, {"name": act.text("name"), "sheet": _sheet_form(campaign)})
+    made = characters.make_own_character(
+        session=act.session,
+        campaign=campaign,
+        actor=act.account,
+        name=typed.name,
+        sheet=typed.sheet,
+        now=act.now,
+    )
+    name = made.character.name
+    thread_id = _int(act.text("thread_id"))
+    if thread_id is None:
+        back = url_for("forum.sheet", slug=slug, character=made.character.slug)
+    else:
+        back = url_for("forum.thread", slug=slug, thread_id=thread_id) + "#reply-title"
+    return act.done(back, f"{name} is yours: post as {name} in any scene.")
+
+
+@action(bp, "/c/<slug>/sheets/for-player", role="referee", creates=True, page="referee.board")
+def make_character_for(act: Act, slug: str):
+    """Issue #27 item 3: the GM makes a character for a player with none and hands it over."""
+    typed = parsed(CharacterForIn, {"player_id": act.text("player_id"), "name": act.text("name")})
+    made = characters.make_character_for(
+        session=act.session,
+        campaign=_forum(slug),
+        actor=act.account,
+        player_id=typed.player_id,
+        name=typed.name,
+        sheet=None,
+        now=act.now,
+        secret_key=app_secret(),
+        base_url=current_app.config["PBP_BASE_URL"],
+    )
+    return act.done(
+        url_for("referee.board", slug=slug) + "#sheets-title",
+        f"{made.character.name} is made and handed to its player, who can post as them now.",
     )
 
 
