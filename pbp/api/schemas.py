@@ -589,7 +589,10 @@ class TableOut(Out):
 
 class ForumStateOut(Out):
     status: Literal["setup", "running", "ended"]
-    commitment: str | None = Field(description="SHA-256 of the dice seed, published at start.")
+    commitment: str | None = Field(
+        description="SHA-256 of the dice seed, published when the campaign is made, "
+        "before any roll."
+    )
     seed: str | None = Field(description="The seed, revealed at the end: every roll checks.")
 
 
