@@ -67,8 +67,12 @@ def seed(session: Session, *, make_user, mail: MailSettings, now: datetime) -> l
     return slugs
 
 
-def _campaign(session: Session, gm: User, players: list[User], name: str, ruleset: str):
-    campaign = campaigns.create_campaign(session=session, referee=gm, name=name, ruleset=ruleset)
+def _campaign(
+    session: Session, gm: User, players: list[User], name: str, ruleset: str, now: datetime
+):
+    campaign = campaigns.create_campaign(
+        session=session, referee=gm, name=name, ruleset=ruleset, now=now
+    )
     chars = [
         campaigns.add_character(session=session, campaign=campaign, name=name, user=user)
         for (name, _), user in zip(PLAYERS, players, strict=True)
@@ -77,8 +81,9 @@ def _campaign(session: Session, gm: User, players: list[User], name: str, rulese
 
 
 def _noir(session, gm, players, mail, now) -> Campaign:
-    campaign, chars = _campaign(session, gm, players, NOIR_NAME, "noir")
     start = now - timedelta(hours=5)
+    # Made before its start, as a real campaign is: its dice commitment precedes every roll.
+    campaign, chars = _campaign(session, gm, players, NOIR_NAME, "noir", start)
     start_campaign(session=session, campaign=campaign, actor=gm, now=start)
     opening = posts.create_thread(
         session=session,
@@ -144,8 +149,8 @@ def _noir(session, gm, players, mail, now) -> Campaign:
 
 
 def _card_table(session, gm, players, mail, now) -> Campaign:
-    campaign, _ = _campaign(session, gm, players, CARDS_NAME, "sex-and-violence")
     start = now - timedelta(hours=3)
+    campaign, _ = _campaign(session, gm, players, CARDS_NAME, "sex-and-violence", start)
     start_campaign(session=session, campaign=campaign, actor=gm, now=start)
     opening = posts.create_thread(
         session=session,

@@ -76,7 +76,11 @@ def list_campaigns(call: Call) -> Page:
 def create_campaign(call: Call) -> s.CampaignOut:
     """Start a campaign; you referee it (anyone with an account may, as on the site)."""
     campaign = campaigns.create_campaign(
-        session=call.session, referee=call.account, name=call.body.name, ruleset=call.body.ruleset
+        session=call.session,
+        referee=call.account,
+        name=call.body.name,
+        ruleset=call.body.ruleset,
+        now=call.now,
     )
     return campaign_out(campaign, "referee")
 

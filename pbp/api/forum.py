@@ -17,7 +17,7 @@ from pbp.errors import NotFound
 from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.cards import tables as cards
-from pbp.services.forum import gm, posts, rolls, sheets, threads, visibility
+from pbp.services.forum import characters, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import Draft
 from pbp.services.forum.visibility import PostView
 from pbp.services.lookups import Page
@@ -316,6 +316,67 @@ def edit_sheet(call: Call, slug: str, character: str) -> s.SheetOut:
         now=call.now,
     )
     return _sheet_out(found, sheet)
+
+
+def _made_out(made: characters.Made) -> s.ForumCharacterOut:
+    c = made.character
+    return s.ForumCharacterOut(
+        id=c.id,
+        slug=c.slug,
+        name=c.name,
+        player_id=c.user_id,
+        sheet=_sheet_out(c, made.sheet) if made.sheet else None,
+    )
+
+
+@operation(
+    "POST",
+    FORUM + "/characters",
+    tag="forum",
+    access="player",
+    body=s.OwnCharacterIn,
+    response=s.ForumCharacterOut,
+    status=201,
+)
+def make_character(call: Call, slug: str) -> s.ForumCharacterOut:
+    """Make your own character and its sheet (a player with no character yet); the ruleset
+    checks the sheet, as a sheet change is checked."""
+    campaign, _ = _forum(call, slug)
+    made = characters.make_own_character(
+        session=call.session,
+        campaign=campaign,
+        actor=call.account,
+        name=call.body.name,
+        sheet=call.body.sheet,
+        now=call.now,
+    )
+    return _made_out(made)
+
+
+@operation(
+    "POST",
+    FORUM + "/characters/for-player",
+    tag="forum",
+    access="referee",
+    body=s.CharacterForIn,
+    response=s.ForumCharacterOut,
+    status=201,
+)
+def make_character_for(call: Call, slug: str) -> s.ForumCharacterOut:
+    """Make a character and hand it to a player who has none (the GM)."""
+    campaign, _ = _forum(call, slug)
+    made = characters.make_character_for(
+        session=call.session,
+        campaign=campaign,
+        actor=call.account,
+        player_id=call.body.player_id,
+        name=call.body.name,
+        sheet=call.body.sheet,
+        now=call.now,
+        secret_key=cast(str, current_app.secret_key),
+        base_url=current_app.config["PBP_BASE_URL"],
+    )
+    return _made_out(made)
 
 
 TABLE = FORUM + "/threads/<int:thread_id>/cards"

@@ -20,7 +20,9 @@ from pbp.inputs import MAX_ID, Id, Text
 from pbp.inputs.entries import EntryEdit as EntryEdit
 from pbp.inputs.entries import EntryIn as EntryIn
 from pbp.inputs.entries import NoteIn as NoteIn
+from pbp.inputs.forum import CharacterForIn as CharacterForIn
 from pbp.inputs.forum import MoveIn as MoveIn
+from pbp.inputs.forum import OwnCharacterIn as OwnCharacterIn
 from pbp.inputs.forum import PostEdit as PostEdit
 from pbp.inputs.forum import PostIn as PostIn
 from pbp.inputs.forum import SheetIn as SheetIn
@@ -556,6 +558,16 @@ class SheetOut(Out):
     updated_at: datetime | None
 
 
+class ForumCharacterOut(Out):
+    """A forum character with its player and its sheet (none until someone fills it in)."""
+
+    id: int
+    slug: str
+    name: str
+    player_id: int | None
+    sheet: SheetOut | None
+
+
 class CardLogOut(Out):
     seq: int
     actor: str
@@ -577,7 +589,10 @@ class TableOut(Out):
 
 class ForumStateOut(Out):
     status: Literal["setup", "running", "ended"]
-    commitment: str | None = Field(description="SHA-256 of the dice seed, published at start.")
+    commitment: str | None = Field(
+        description="SHA-256 of the dice seed, published when the campaign is made, "
+        "before any roll."
+    )
     seed: str | None = Field(description="The seed, revealed at the end: every roll checks.")
 
 

@@ -50,6 +50,32 @@ class SheetIn(Body):
     data: dict[str, Any] = Field(description="The sheet, as the sheet page's JSON holds it.")
 
 
+class OwnCharacterIn(Body):
+    """A player's own character and its sheet (issue #27 item 3): the ruleset checks the
+    sheet as on the sheet page (ONE: "stats" and "skills"; Noir: whole-number "skills")."""
+
+    name: Text = Field(min_length=1, max_length=120)
+    sheet: dict[str, Any] = Field(
+        default_factory=dict, description="The character's sheet, as the sheet page's JSON."
+    )
+
+    names: ClassVar[dict[str, str]] = {"name": "the character's name"}
+    needed: ClassVar[dict[str, str]] = {"name": "give your character a name"}
+
+
+class CharacterForIn(Body):
+    """A character the GM makes and hands to a player who has none."""
+
+    player_id: Id = Field(description="The player (their user id) who will play it.")
+    name: Text = Field(min_length=1, max_length=120)
+    sheet: dict[str, Any] | None = Field(
+        default=None, description="Its sheet; leave out for the player to fill it in."
+    )
+
+    names: ClassVar[dict[str, str]] = {"name": "the character's name", "player_id": "the player"}
+    needed: ClassVar[dict[str, str]] = {"name": "give the character a name"}
+
+
 class TableIn(Body):
     settings: dict[str, Any] = Field(
         default_factory=dict,

@@ -126,6 +126,7 @@ def _sentence(row: AuditLog, characters: Mapping[Any, str]) -> str:
             f"handed {_character(d, characters)} to "
             + ("another member" if d.get("to") else "a new player, with an invitation")
         ),
+        "character.made": lambda: f"made their character {_character(d, characters)}",
         "forum.start": lambda: "started the campaign and published the dice commitment",
         "forum.end": lambda: "ended the campaign and revealed the dice seed",
         "post.delete": lambda: "deleted a post",

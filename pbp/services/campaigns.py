@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -12,6 +13,7 @@ from sqlmodel import Session, col, select
 from pbp import rules
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.models import Blog, Campaign, Character, Membership, User
+from pbp.services.forum import seeds
 
 RULESETS = tuple(rules.RULESETS)
 # Page names under /c/<campaign>/ that a character's blog would otherwise hide.
@@ -73,8 +75,17 @@ def create_user(*, session: Session, email: str, display_name: str) -> User:
 
 
 def create_campaign(
-    *, session: Session, referee: User, name: str, ruleset: str = "noteworthy", settings=None
+    *,
+    session: Session,
+    referee: User,
+    name: str,
+    ruleset: str = "noteworthy",
+    settings=None,
+    now: datetime | None = None,
 ) -> Campaign:
+    """A new campaign refereed by `referee`. A forum campaign gets its secret dice seed now,
+    so the seed's commitment is public before any roll (issue #35 item 1). `now`: the
+    clock; None takes the model's default (the current time)."""
     if ruleset not in RULESETS:
         raise UserError(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESETS)}")
     if not name.strip():
@@ -85,9 +96,13 @@ def create_campaign(
     merged = dict(NOTEWORTHY_DEFAULTS) if ruleset == "noteworthy" else {}
     merged.update(settings or {})
     campaign = Campaign(slug=slug, name=name.strip(), ruleset=ruleset, settings=merged)
+    if now is not None:
+        campaign.created_at = now
     session.add(campaign)
     session.flush()
     session.add(Membership(campaign_id=campaign.id, user_id=referee.id, role="referee"))
+    if ruleset in seeds.FORUM_RULESETS:
+        session.add(seeds.new_secret(campaign=campaign, now=campaign.created_at))
     session.flush()
     return campaign
 

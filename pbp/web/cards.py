@@ -2,8 +2,10 @@
 POST route per move, a JSON view and the export.
 
 Thin views over pbp.services.cards.tables. Every page renders only the service's `TableView` – the
-engine's ``view_for(state, viewer)`` and the redacted record – never the stored state. A move
-the rules refuse is shown as a 400 page with the rules' message, and nothing is saved.
+engine's ``view_for(state, viewer)`` and the redacted record – never the stored state. The
+moves are actions declared with `pbp.web.actions.action`: each carries a one-time token (a
+double click moves once), and a move the rules refuse comes back as the table with the rules'
+message beside the move's form and its fields as typed (422); nothing is saved.
 """
 
 from __future__ import annotations
@@ -11,43 +13,38 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, Response, current_app, flash, redirect, render_template, request
+from flask import Blueprint, Response, render_template, request
 from flask import url_for as flask_url_for
 
 from pbp.db import get_session
-from pbp.errors import REFUSALS, UserError
+from pbp.errors import UserError
 from pbp.inputs.forum import MoveIn, TableIn
-from pbp.models import Campaign, utcnow
+from pbp.models import Campaign
 from pbp.models.cards import CARD_RULESETS
 from pbp.models.forum import Thread
 from pbp.services import campaigns
 from pbp.services.cards import tables as cards
 from pbp.services.forum import visibility
 from pbp.services.forum.rolls import Viewer
-from pbp.services.mail.settings import MailSettings
-from pbp.web.access import current_account, current_membership, login_required, signed_in_account
+from pbp.web.access import current_account, current_membership
+from pbp.web.actions import TOKEN_FIELD, Act, action, now, refused
 from pbp.web.forms import parsed
-from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("cards", __name__)
 TABLE = "/c/<slug>/forum/t/<int:thread_id>/cards"
 
 LIST_FIELDS = {"fields", "targets", "cards", "prefer", "exchange", "order", "announce"}
 FLAG_FIELDS = {"meets", "criterion_met", "rat", "redraw"}
-SKIPPED = {"csrf_token", "version", "client_token"}
-
-
-def now() -> datetime:
-    return current_app.config.get("PBP_CLOCK", utcnow)()
+SKIPPED = {"csrf_token", TOKEN_FIELD, "version", "client_token"}
 
 
 @dataclass(frozen=True)
 class Refused:
     """The move refused on this page, if any: the templates put its reason next to its form
-    and `refused(action, field)` gives back a text field as typed (other forms stay empty)."""
+    and `refused(action, field)` gives back a text field as typed (other forms stay empty).
+    Every move posts to one endpoint (`cards.act`), so the move is told by its action name."""
 
     action: str | None = None
     reason: str | None = None
@@ -57,8 +54,14 @@ class Refused:
         return self.form.get(name, "") if action == self.action else ""
 
 
-def _mail() -> MailSettings:
-    return MailSettings.from_config(current_app.config)
+def _refused_move() -> Refused:
+    """The move refused in this request (by `pbp.web.actions`), with its fields as typed."""
+    reason = refused("cards.act") or refused("cards.new")
+    if reason is None:
+        return Refused()
+    move = (request.view_args or {}).get("action", "new")
+    typed = {k: v for k, v in request.form.items() if k not in SKIPPED}
+    return Refused(action=move, reason=reason, form=typed)
 
 
 def _campaign(slug: str) -> Campaign:
@@ -87,30 +90,24 @@ def table(slug: str, thread_id: int):
     return _table_page(campaign, thread_id)
 
 
-def _table_page(
-    campaign: Campaign,
-    thread_id: int,
-    status: int = 200,
-    error: str | None = None,
-    refused: Refused | None = None,
-):
+def _table_page(campaign: Campaign, thread_id: int):
+    """The table; after a refused move, with its reason and fields beside its form."""
     session, viewer = get_session(), _viewer(campaign)
     thread, view = cards.table_of(
         session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
     )
-    page = render_template(
+    move = _refused_move()
+    return render_template(
         "cards/table.html",
         campaign=campaign,
         thread=thread,
         viewer=viewer,
         t=view,
-        error=error,
-        refused=refused or Refused(),
+        refused=move,
         playable=campaign.ruleset in CARD_RULESETS,
         card=cards.card_label,
         gm_sees_hands_default=bool((campaign.settings or {}).get("gm_sees_hands", True)),
     )
-    return page, status
 
 
 def _game(campaign: Campaign, thread_id: int):
@@ -167,27 +164,19 @@ def export(slug: str, thread_id: int):
 # -- playing ---------------------------------------------------------------------------------
 
 
-@bp.post(TABLE + "/new")
-@login_required
-def new(slug: str, thread_id: int):
+@action(bp, TABLE + "/new", role="referee", creates=True, page="cards.table")
+def new(act: Act, slug: str, thread_id: int):
     campaign = _campaign(slug)
-    session = get_session()
-    try:
-        cards.open_table(
-            session=session,
-            campaign=campaign,
-            thread_id=thread_id,
-            user=signed_in_account(),
-            settings=parsed(TableIn, {"settings": _settings(campaign)}).settings,
-            mail=_mail(),
-            now=now(),
-        )
-        session.commit()
-    except REFUSALS as exc:
-        session.rollback()
-        return _refused(campaign, thread_id, exc, "new")
-    flash("The card table is open.", "ok")
-    return redirect(url_for_table(slug, thread_id))
+    cards.open_table(
+        session=act.session,
+        campaign=campaign,
+        thread_id=thread_id,
+        user=act.account,
+        settings=parsed(TableIn, {"settings": _settings(campaign)}).settings,
+        mail=act.mail,
+        now=act.now,
+    )
+    return act.done(url_for_table(slug, thread_id), "The card table is open.")
 
 
 def _settings(campaign: Campaign) -> dict[str, Any]:
@@ -198,40 +187,22 @@ def _settings(campaign: Campaign) -> dict[str, Any]:
     return {"conclusion_tie_break": tie_break}
 
 
-@bp.post(TABLE + "/<action>")
-@login_required
-def act(slug: str, thread_id: int, action: str):
-    campaign = _campaign(slug)
-    session = get_session()
-    try:
-        typed = {"action": action, "version": request.form.get("version", "").strip()}
-        move = parsed(MoveIn, {**typed, "params": form_params(request.form)})
-        cards.move(
-            session=session,
-            campaign=campaign,
-            thread_id=thread_id,
-            user=signed_in_account(),
-            action=move.action,
-            params=move.params,
-            expected_version=move.version,
-            mail=_mail(),
-            now=now(),
-        )
-        session.commit()
-    except REFUSALS as exc:
-        session.rollback()
-        return _refused(campaign, thread_id, exc, action)
-    return redirect(url_for_table(slug, thread_id) + "#log-end")
-
-
-def _refused(campaign: Campaign, thread_id: int, exc, action: str):
-    """The table again: a fixable refusal next to its form (422), anything else (not yours
-    to open, no such table) as its own status on the page."""
-    if not shown_with_form(exc):
-        return _table_page(campaign, thread_id, exc.status, str(exc))
-    typed = {k: v for k, v in request.form.items() if k not in SKIPPED}
-    refused = Refused(action=action, reason=str(exc), form=typed)
-    return _table_page(campaign, thread_id, REFUSED_FORM, str(exc), refused)
+@action(bp, TABLE + "/<action>", role="member", creates=True, page="cards.table")
+def act(act: Act, slug: str, thread_id: int, action: str):
+    typed = {"action": action, "version": act.text("version").strip()}
+    move = parsed(MoveIn, {**typed, "params": form_params(act.form)})
+    cards.move(
+        session=act.session,
+        campaign=_campaign(slug),
+        thread_id=thread_id,
+        user=act.account,
+        action=move.action,
+        params=move.params,
+        expected_version=move.version,
+        mail=act.mail,
+        now=act.now,
+    )
+    return act.done(url_for_table(slug, thread_id) + "#log-end")
 
 
 def form_params(form) -> dict[str, Any]:

@@ -1,11 +1,12 @@
 """The forum's pages: scenes and posts with rolls, a roll's permanent page, character
 sheets, the GM's start and end, the export and an Atom feed of the public posts.
 
-Thin views over pbp.services.forum (threads, posts, visibility, gm, rolls, sheets, ...): they
-read the form, call one service and redirect (POST -> redirect, so a reload never posts
-twice; the post form also carries a hidden idempotency token against double clicks). What a
-viewer may see is decided by the services (`visible_posts`, `roll_view`); templates only get
-those views.
+Thin views over pbp.services.forum (threads, posts, visibility, gm, rolls, sheets, ...). Every
+form is an action declared with `pbp.web.actions.action`: it redirects (a reload never posts
+twice), a form that creates carries a one-time token (a double click posts once), and a
+refused form comes back with what was typed and the reason beside it (422). What a viewer
+may see is decided by the services (`visible_posts`, `roll_view`); templates only get those
+views.
 """
 
 from __future__ import annotations
@@ -13,52 +14,36 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import replace
-from datetime import datetime
 from urllib.parse import urlsplit
 
-from flask import (
-    Blueprint,
-    Response,
-    current_app,
-    flash,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Blueprint, Response, current_app, render_template, request, url_for
 from markupsafe import escape
 
 from pbp import links
 from pbp.db import get_session
-from pbp.errors import REFUSALS, Forbidden, UserError
-from pbp.inputs.forum import PostEdit, PostIn, SheetIn
-from pbp.models import Campaign, utcnow
+from pbp.errors import Forbidden, UserError
+from pbp.inputs.forum import CharacterForIn, OwnCharacterIn, PostEdit, PostIn, SheetIn
+from pbp.models import Campaign
 from pbp.services import campaigns
-from pbp.services.forum import drafts, gm, posts, rolls, sheets, threads, visibility
+from pbp.services.forum import characters, drafts, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
 from pbp.services.forum.export import export_forum
 from pbp.services.forum.rolls import AFTER_THE_END, ANONYMOUS, ROLL_VISIBILITY, Viewer
 from pbp.services.forum.visibility import PostView
-from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
 from pbp.web.access import (
+    app_secret,
     current_account,
     current_membership,
     login_required,
     require_member,
-    signed_in_account,
-    visiting,
+    to_login,
 )
+from pbp.web.actions import Act, action, now, refused
 from pbp.web.forms import parsed
-from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("forum", __name__)
 FEED_SIZE = 50
-
-
-def now() -> datetime:
-    """The web layer's clock; tests may set PBP_CLOCK to a callable."""
-    return current_app.config.get("PBP_CLOCK", utcnow)()
 
 
 def _forum(slug: str) -> Campaign:
@@ -72,30 +57,37 @@ def _viewer(campaign: Campaign) -> Viewer:
     return Viewer(user.id if user else None, member.role if member else None)
 
 
-def _mail() -> MailSettings:
-    return MailSettings.from_config(current_app.config)
-
-
-def _int(value: str | None) -> int | None:
+def _int(value: str | None, *, strict: bool = True) -> int | None:
     value = (value or "").strip()
     if not value:
         return None
     if not value.isdigit():
+        if not strict:
+            return None  # shown again as a form: the refusal already said what was wrong
         raise UserError(f"{value!r} is not a number the form could have sent: reload the page")
     return int(value)
 
 
-def _draft() -> Draft:
+def _draft(*, strict: bool = True) -> Draft:
     form = request.form
     return Draft(
         body=form.get("body", ""),
         kind=form.get("kind", "ic"),
         audience=form.get("audience", "all"),
-        recipient_ids=tuple(_int(v) for v in form.getlist("recipients") if v.strip()),
-        character_id=_int(form.get("character_id")),
+        recipient_ids=tuple(
+            n for v in form.getlist("recipients") if (n := _int(v, strict=strict)) is not None
+        ),
+        character_id=_int(form.get("character_id"), strict=strict),
         roll_visibility=form.get("roll_visibility", "public"),
         client_token=form.get("client_token") or None,
     )
+
+
+def _typed_draft(endpoint: str, preview: str | None) -> Draft | None:
+    """The post form as typed, when it comes back (refused, or previewed); else None."""
+    if preview is None and refused(endpoint) is None:
+        return None
+    return _draft(strict=False)
 
 
 def _checked(draft: Draft) -> Draft:
@@ -141,6 +133,7 @@ def _form_context(campaign: Campaign, viewer: Viewer, draft=None, **extra) -> di
         "kinds": KINDS,
         "audiences": AUDIENCES,
         "roll_visibility": ROLL_VISIBILITY,
+        "needs_character": _needs_character(campaign),
         **extra,
     }
 
@@ -171,15 +164,23 @@ def thread(slug: str, thread_id: int):
     return _thread_page(campaign, thread_id)
 
 
-def _thread_page(campaign: Campaign, thread_id: int, status: int = 200, **form):
+def _thread_page(
+    campaign: Campaign,
+    thread_id: int,
+    preview: str | None = None,
+    commands: list[str] | None = None,
+):
+    """The scene, with the reply form empty, or as typed after a refusal or a preview."""
     session, viewer = get_session(), _viewer(campaign)
     found, shown = threads.get_thread(
         session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
     )
-    context = {"kinds": KINDS}
+    context: dict = {"kinds": KINDS}
     if viewer.is_member:
-        context |= _form_context(campaign, viewer, **form)
-    page = render_template(
+        draft = _typed_draft("forum.reply", preview)
+        extra = {} if preview is None else {"preview": preview, "commands": commands}
+        context |= _form_context(campaign, viewer, draft, **extra)
+    return render_template(
         "forum/thread.html",
         campaign=campaign,
         viewer=viewer,
@@ -188,7 +189,6 @@ def _thread_page(campaign: Campaign, thread_id: int, status: int = 200, **form):
         watching=threads.is_watching(session=session, thread=found, viewer=viewer),
         **context,
     )
-    return page, status
 
 
 @bp.get("/c/<slug>/rolls/<roll_id>")
@@ -279,155 +279,117 @@ def _feed_item(campaign: Campaign, post: PostView, title: str) -> FeedItem:
 # -- writing ---------------------------------------------------------------------------------
 
 
-@bp.route("/c/<slug>/forum/new", methods=["GET", "POST"])
-@login_required
-def new_thread(slug: str):
+def _new_page(slug: str, preview: str | None = None, commands: list[str] | None = None):
+    """The new scene's form: empty, or as typed after a refusal or a preview."""
+    if current_account() is None:
+        return to_login()
     campaign = _forum(slug)
     require_member(campaign)
-    session, viewer = get_session(), _viewer(campaign)
-    if request.method == "GET":
-        return render_template(
-            "forum/new.html", campaign=campaign, title="", **_form_context(campaign, viewer)
-        )
-    draft, title = _draft(), request.form.get("title", "")
-    try:
-        if request.form.get("action") == "preview":
-            html, commands = drafts.preview(session=session, text=draft.body)
-            return render_template(
-                "forum/new.html",
-                campaign=campaign,
-                title=title,
-                **_form_context(campaign, viewer, draft, preview=html, commands=commands),
-            )
-        post = posts.create_thread(
-            session=session,
-            campaign=campaign,
-            author=signed_in_account(),
-            title=title,
-            draft=_checked(draft),
-            mail=_mail(),
-            now=now(),
-        )
-        session.commit()
-    except REFUSALS as exc:
-        if not shown_with_form(exc):
-            raise
-        session.rollback()
-        page = render_template(
-            "forum/new.html",
-            campaign=campaign,
-            title=title,
-            **_form_context(campaign, viewer, draft, error=str(exc)),
-        )
-        return page, REFUSED_FORM
-    flash("Thread opened.", "ok")
-    return redirect(_post_url(slug, post.thread_id, post.id))
+    draft = _typed_draft("forum.new_thread", preview)
+    extra = {} if preview is None else {"preview": preview, "commands": commands}
+    return render_template(
+        "forum/new.html",
+        campaign=campaign,
+        title=request.form.get("title", "") if draft else "",
+        **_form_context(campaign, _viewer(campaign), draft, **extra),
+    )
 
 
-@bp.post("/c/<slug>/forum/t/<int:thread_id>")
-@login_required
-def reply(slug: str, thread_id: int):
+@action(bp, "/c/<slug>/forum/new", role="member", creates=True, page=_new_page, get=True)
+def new_thread(act: Act, slug: str):
     campaign = _forum(slug)
-    visiting(campaign)
-    session, draft = get_session(), _draft()
-    try:
-        if request.form.get("action") == "preview":
-            html, commands = drafts.preview(session=session, text=draft.body)
-            return _thread_page(campaign, thread_id, draft=draft, preview=html, commands=commands)
-        post = posts.reply(
-            session=session,
-            campaign=campaign,
-            thread_id=thread_id,
-            author=signed_in_account(),
-            draft=_checked(draft),
-            mail=_mail(),
-            now=now(),
-        )
-        session.commit()
-    except REFUSALS as exc:
-        if not shown_with_form(exc):
-            raise
-        session.rollback()
-        return _thread_page(campaign, thread_id, REFUSED_FORM, draft=draft, error=str(exc))
-    flash("Posted.", "ok")
-    return redirect(_post_url(slug, thread_id, post.id))
+    if act.text("action") == "preview":
+        html, commands = drafts.preview(session=act.session, text=act.text("body"))
+        return _new_page(slug, preview=html, commands=commands)
+    post = posts.create_thread(
+        session=act.session,
+        campaign=campaign,
+        author=act.account,
+        title=act.text("title"),
+        draft=_checked(_draft()),
+        mail=act.mail,
+        now=act.now,
+    )
+    return act.done(_post_url(slug, post.thread_id, post.id), "Thread opened.")
+
+
+@action(bp, "/c/<slug>/forum/t/<int:thread_id>", role="member", creates=True, page="forum.thread")
+def reply(act: Act, slug: str, thread_id: int):
+    campaign = _forum(slug)
+    if act.text("action") == "preview":
+        html, commands = drafts.preview(session=act.session, text=act.text("body"))
+        return _thread_page(campaign, thread_id, preview=html, commands=commands)
+    post = posts.reply(
+        session=act.session,
+        campaign=campaign,
+        thread_id=thread_id,
+        author=act.account,
+        draft=_checked(_draft()),
+        mail=act.mail,
+        now=act.now,
+    )
+    return act.done(_post_url(slug, thread_id, post.id), "Posted.")
 
 
 def _post_url(slug: str, thread_id: int, post_id: int) -> str:
     return url_for("forum.thread", slug=slug, thread_id=thread_id) + f"#post-{post_id}"
 
 
-@bp.post("/c/<slug>/forum/t/<int:thread_id>/watch")
-@login_required
-def watch(slug: str, thread_id: int):
-    campaign = _forum(slug)
-    visiting(campaign)
-    session = get_session()
-    on = request.form.get("watch") == "on"
+@action(bp, "/c/<slug>/forum/t/<int:thread_id>/watch", role="member", page="forum.thread")
+def watch(act: Act, slug: str, thread_id: int):
+    on = act.text("watch") == "on"
     threads.watch_thread(
-        session=session,
-        campaign=campaign,
+        session=act.session,
+        campaign=_forum(slug),
         thread_id=thread_id,
-        user=signed_in_account(),
+        user=act.account,
         on=on,
-        now=now(),
+        now=act.now,
     )
-    session.commit()
-    flash(
+    return act.done(
+        url_for("forum.thread", slug=slug, thread_id=thread_id),
         "You watch this thread: new posts are emailed to you."
         if on
         else "You no longer watch this thread.",
-        "ok",
     )
-    return redirect(url_for("forum.thread", slug=slug, thread_id=thread_id))
 
 
-@bp.route("/c/<slug>/forum/posts/<int:post_id>/edit", methods=["GET", "POST"])
-@login_required
-def edit(slug: str, post_id: int):
+def _edit_page(slug: str, post_id: int):
+    """A post's edit form: its text, or the text as typed after a refusal."""
+    if current_account() is None:
+        return to_login()
     campaign = _forum(slug)
     require_member(campaign)
-    session = get_session()
     post = posts.post_to_edit(
-        session=session, campaign=campaign, post_id=post_id, viewer=_viewer(campaign)
+        session=get_session(), campaign=campaign, post_id=post_id, viewer=_viewer(campaign)
     )
-    if request.method == "GET":
-        return render_template("forum/edit.html", campaign=campaign, post=post, body=post.body)
-    body = request.form.get("body", "")
-    try:
-        posts.change_post(
-            session=session,
-            campaign=campaign,
-            post_id=post_id,
-            editor=signed_in_account(),
-            body=parsed(PostEdit, {"body": body}).body,
-            now=now(),
-        )
-        session.commit()
-    except REFUSALS as exc:
-        if not shown_with_form(exc):
-            raise
-        session.rollback()
-        page = render_template(
-            "forum/edit.html", campaign=campaign, post=post, body=body, error=str(exc)
-        )
-        return page, REFUSED_FORM
-    flash("Post updated; the earlier version is kept for the GM.", "ok")
-    return redirect(_post_url(slug, post.thread_id, post.id))
+    return render_template("forum/edit.html", campaign=campaign, post=post)
 
 
-@bp.post("/c/<slug>/forum/posts/<int:post_id>/delete")
-@login_required
-def delete(slug: str, post_id: int):
-    campaign = _forum(slug)
-    visiting(campaign)
-    session = get_session()
+@action(bp, "/c/<slug>/forum/posts/<int:post_id>/edit", role="member", page=_edit_page, get=True)
+def edit(act: Act, slug: str, post_id: int):
+    post = posts.change_post(
+        session=act.session,
+        campaign=_forum(slug),
+        post_id=post_id,
+        editor=act.account,
+        body=parsed(PostEdit, {"body": act.text("body")}).body,
+        now=act.now,
+    )
+    return act.done(
+        _post_url(slug, post.thread_id, post.id),
+        "Post updated; the earlier version is kept for the GM.",
+    )
+
+
+@action(bp, "/c/<slug>/forum/posts/<int:post_id>/delete", role="member")
+def delete(act: Act, slug: str, post_id: int):
     post = posts.remove_post(
-        session=session, campaign=campaign, post_id=post_id, actor=signed_in_account(), now=now()
+        session=act.session, campaign=_forum(slug), post_id=post_id, actor=act.account, now=act.now
     )
-    session.commit()
-    flash("Post deleted. Its rolls stay on the record.", "ok")
-    return redirect(_post_url(slug, post.thread_id, post.id))
+    return act.done(
+        _post_url(slug, post.thread_id, post.id), "Post deleted. Its rolls stay on the record."
+    )
 
 
 @bp.get("/c/<slug>/forum/posts/<int:post_id>/history")
@@ -440,28 +402,24 @@ def history(slug: str, post_id: int):
     return render_template("forum/history.html", campaign=campaign, post=post, revisions=revisions)
 
 
-@bp.post("/c/<slug>/forum/start")
-@login_required
-def start(slug: str):
-    campaign = _forum(slug)
-    session = get_session()
+@action(bp, "/c/<slug>/forum/start", role="referee", page="forum.index")
+def start(act: Act, slug: str):
     commitment = gm.start_campaign(
-        session=session, campaign=campaign, actor=signed_in_account(), now=now()
+        session=act.session, campaign=_forum(slug), actor=act.account, now=act.now
     )
-    session.commit()
-    flash(f"The campaign is running. Dice commitment (SHA-256): {commitment}", "ok")
-    return redirect(url_for("forum.index", slug=slug))
+    return act.done(
+        url_for("forum.index", slug=slug),
+        f"The campaign is running. Dice commitment (SHA-256): {commitment}",
+    )
 
 
-@bp.post("/c/<slug>/forum/end")
-@login_required
-def end(slug: str):
-    campaign = _forum(slug)
-    session = get_session()
-    gm.end_campaign(session=session, campaign=campaign, actor=signed_in_account(), now=now())
-    session.commit()
-    flash("The campaign has ended and its seed is revealed: every roll can be checked.", "ok")
-    return redirect(url_for("forum.index", slug=slug))
+@action(bp, "/c/<slug>/forum/end", role="referee", page="forum.index")
+def end(act: Act, slug: str):
+    gm.end_campaign(session=act.session, campaign=_forum(slug), actor=act.account, now=act.now)
+    return act.done(
+        url_for("forum.index", slug=slug),
+        "The campaign has ended and its seed is revealed: every roll can be checked.",
+    )
 
 
 # -- character sheets ------------------------------------------------------------------------
@@ -476,6 +434,64 @@ def sheet_list(slug: str):
         campaign=campaign,
         characters=campaigns.characters(session=session, campaign=campaign),
         sheets=sheets.sheets_of(session=session, campaign=campaign),
+        needs_character=_needs_character(campaign),
+    )
+
+
+def _needs_character(campaign: Campaign) -> bool:
+    return characters.needs_character(
+        session=get_session(), campaign=campaign, user=current_account()
+    )
+
+
+def _make_character_page(slug: str):
+    """The page the "Make your character" form came from: a scene's, or the sheets'."""
+    thread_id = _int(request.form.get("thread_id"), strict=False)
+    if thread_id is not None:
+        return _thread_page(_forum(slug), thread_id)
+    return sheet_list(slug)
+
+
+@action(bp, "/c/<slug>/sheets/", role="player", creates=True, page=_make_character_page)
+def make_character(act: Act, slug: str):
+    """Issue #27 item 3: a player with no character makes one, and its sheet."""
+    campaign = _forum(slug)
+    typed = parsed(OwnCharacterIn, {"name": act.text("name"), "sheet": _sheet_form(campaign)})
+    made = characters.make_own_character(
+        session=act.session,
+        campaign=campaign,
+        actor=act.account,
+        name=typed.name,
+        sheet=typed.sheet,
+        now=act.now,
+    )
+    name = made.character.name
+    thread_id = _int(act.text("thread_id"))
+    if thread_id is None:
+        back = url_for("forum.sheet", slug=slug, character=made.character.slug)
+    else:
+        back = url_for("forum.thread", slug=slug, thread_id=thread_id) + "#reply-title"
+    return act.done(back, f"{name} is yours: post as {name} in any scene.")
+
+
+@action(bp, "/c/<slug>/sheets/for-player", role="referee", creates=True, page="referee.board")
+def make_character_for(act: Act, slug: str):
+    """Issue #27 item 3: the GM makes a character for a player with none and hands it over."""
+    typed = parsed(CharacterForIn, {"player_id": act.text("player_id"), "name": act.text("name")})
+    made = characters.make_character_for(
+        session=act.session,
+        campaign=_forum(slug),
+        actor=act.account,
+        player_id=typed.player_id,
+        name=typed.name,
+        sheet=None,
+        now=act.now,
+        secret_key=app_secret(),
+        base_url=current_app.config["PBP_BASE_URL"],
+    )
+    return act.done(
+        url_for("referee.board", slug=slug) + "#sheets-title",
+        f"{made.character.name} is made and handed to its player, who can post as them now.",
     )
 
 
@@ -502,46 +518,47 @@ def _can_edit_sheet(campaign: Campaign, character) -> bool:
     )
 
 
-@bp.route("/c/<slug>/sheets/<character>/edit", methods=["GET", "POST"])
-@login_required
-def sheet_edit(slug: str, character: str):
+def _sheet_edit_page(slug: str, character: str):
+    """A sheet's form: the stored sheet, or the form as typed after a refusal."""
+    if current_account() is None:
+        return to_login()
     campaign = _forum(slug)
     session = get_session()
     found = campaigns.character_by_slug(session=session, campaign=campaign, slug=character)
-    row = sheets.get_sheet(session=session, character=found)
-    data = dict(row.data) if row else {}
-    error, status = None, 200
-    if request.method == "POST":
-        try:
-            data = _sheet_form(campaign)
-            sheets.edit_sheet(
-                session=session,
-                campaign=campaign,
-                character_slug=found.slug,
-                data=parsed(SheetIn, {"data": data}).data,
-                actor=signed_in_account(),
-                now=now(),
-            )
-            session.commit()
-            flash(f"{found.name}'s sheet is saved.", "ok")
-            return redirect(url_for("forum.sheet", slug=slug, character=found.slug))
-        except REFUSALS as exc:
-            if not shown_with_form(exc):
-                raise
-            session.rollback()
-            error, status = str(exc), REFUSED_FORM
-    elif not _can_edit_sheet(campaign, found):
+    if not _can_edit_sheet(campaign, found):
         require_member(campaign)  # a stranger is told to log in or that they are not in it
         raise Forbidden(f"only {found.name}'s player and the GM can change this sheet")
-    page = render_template(
+    row = sheets.get_sheet(session=session, character=found)
+    return render_template(
         "forum/sheet_edit.html",
         campaign=campaign,
         character=found,
-        data=data,
-        form=request.form if request.method == "POST" else None,
-        error=error,
+        data=dict(row.data) if row else {},
+        form=request.form if refused("forum.sheet_edit") else None,
     )
-    return page, status
+
+
+@action(
+    bp,
+    "/c/<slug>/sheets/<character>/edit",
+    role="member",
+    creates=True,  # the first save makes the sheet
+    page=_sheet_edit_page,
+    get=True,
+)
+def sheet_edit(act: Act, slug: str, character: str):
+    campaign = _forum(slug)
+    found, _sheet = sheets.edit_sheet(
+        session=act.session,
+        campaign=campaign,
+        character_slug=character,
+        data=parsed(SheetIn, {"data": _sheet_form(campaign)}).data,
+        actor=act.account,
+        now=act.now,
+    )
+    return act.done(
+        url_for("forum.sheet", slug=slug, character=found.slug), f"{found.name}'s sheet is saved."
+    )
 
 
 def _sheet_form(campaign: Campaign) -> dict:

@@ -14,6 +14,7 @@ from pbp.db import get_session
 from pbp.inputs.referee import consequences, custom_moods, ruling_value
 from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
+from pbp.services.forum import characters as forum_characters
 from pbp.services.forum import threads, visibility
 from pbp.services.mail.outbox import outbox_counts
 from pbp.services.noteworthy import cadence, dashboard, referee, turns
@@ -75,6 +76,9 @@ def _forum_board(session, campaign):
         members=threads.members(session=session, campaign=campaign),
         invites=_invite_links(session, campaign),
         characters=campaigns.characters(session=session, campaign=campaign),
+        without_character=forum_characters.players_without_character(
+            session=session, campaign=campaign
+        ),
         threads=threads.list_threads(session=session, campaign=campaign, viewer=gm),
         tables=(
             cards.list_tables(session=session, campaign=campaign, viewer=gm)

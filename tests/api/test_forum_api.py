@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+
 FORUM = "/campaigns/{}/forum"
 
 
@@ -89,3 +92,28 @@ def test_the_end_reveals_the_seed_and_the_commitment_checks(api, forum_world):
     after = api.post(f"{base}/end", token=w.tokens["referee"]).get_json()
     assert after["status"] == "ended" and after["commitment"] == before["commitment"]
     assert hashlib.sha256(bytes.fromhex(after["seed"])).hexdigest() == after["commitment"]
+
+
+def test_the_commitment_is_public_from_the_campaigns_creation(api, client, world):
+    """Issue #35 item 1: GET /forum showed "commitment": null until the first roll, even
+    one posted in setup. Now it is there right after the campaign is made, the same one
+    the end reveals the seed of, and every exported roll comes after it."""
+    referee = world.tokens["referee"]
+    made = api.post("/campaigns", token=referee, json={"name": "Fresh Noir", "ruleset": "noir"})
+    slug = made.get_json()["slug"]
+    state = api.get(f"/campaigns/{slug}/forum").get_json()  # anyone, no token
+    assert state["status"] == "setup" and re.fullmatch(r"[0-9a-f]{64}", state["commitment"])
+    assert state["commitment"] in client.get(f"/c/{slug}/forum/").get_data(as_text=True)
+    opened = api.post(
+        f"/campaigns/{slug}/forum/threads",
+        token=referee,
+        json={"title": "Before the start", "post": {"body": "/roll 2d6"}},
+    )
+    assert opened.status_code == 201 and opened.get_json()["rolls"]
+    ended = api.post(f"/campaigns/{slug}/forum/end", token=referee).get_json()
+    assert ended["commitment"] == state["commitment"]
+    export = client.get(f"/c/{slug}/forum/export.json").get_json()
+    committed = datetime.fromisoformat(export["fairness"]["committed_at"])
+    assert export["rolls"] and all(
+        datetime.fromisoformat(r["created_at"]) >= committed for r in export["rolls"]
+    )

@@ -56,6 +56,8 @@ TWINS = {
     "forum.end": "end",
     "forum.watch": "watch",
     "forum.sheet_edit": "edit_sheet",
+    "forum.make_character": "make_character",
+    "forum.make_character_for": "make_character_for",
     "cards.new": "open_table",
     "cards.act": "move",
     "player.blog": "choose_blog",

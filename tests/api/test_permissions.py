@@ -315,6 +315,19 @@ FORUM_MATRIX = {
     ),
     "start": ("POST", FORUM + "/start", None, only_referee(200)),
     "end": ("POST", FORUM + "/end", None, only_referee(200)),
+    # Both players play a character already: past the checks, a second one is a conflict.
+    "make_character": (
+        "POST",
+        FORUM + "/characters",
+        {"name": "Gus", "sheet": {"stats": {"STR": 7, "INT": 7, "DEX": 7, "HLT": 7, "SPD": 7}}},
+        {ANON: 401, STRANGER: 403, PLAYER: 409, OTHER: 409, REF: 403},
+    ),
+    "make_character_for": (
+        "POST",
+        FORUM + "/characters/for-player",
+        lambda role, world: {"player_id": world.users["player"].id, "name": "Gus"},
+        only_referee(409),
+    ),
 }
 
 

@@ -24,6 +24,8 @@ TWINS = {
     "forum.start": {"start"},
     "forum.end": {"end"},
     "forum.sheet_edit": {"edit_sheet"},
+    "forum.make_character": {"make_character"},
+    "forum.make_character_for": {"make_character_for"},
     "cards.new": {"open_table"},
     "cards.act": {"move"},
 }

@@ -24,7 +24,7 @@ from pbp.rules import dice
 from pbp.rules.cards import Card
 from pbp.web import cards as cards_web
 from pbp.web import forum as forum_web
-from tests.helpers import PASSWORD, csrf_token, post_form
+from tests.helpers import PASSWORD, post_form
 from tests.routes import every_get_url, forum_values
 from tests.services.forum.tables import make_table, write
 
@@ -84,8 +84,7 @@ def _view(client, seats) -> dict:
 
 def _act(client, seats, action, data=None, status=302):
     version = _view(client, seats)["version"]
-    form = {**(data or {}), "csrf_token": csrf_token(client), "version": str(version)}
-    page = client.post(f"{seats.base}/{action}", data=form)
+    page = post_form(client, f"{seats.base}/{action}", {**(data or {}), "version": str(version)})
     assert page.status_code == status, page.get_data(as_text=True)[-2000:]
     return page
 
@@ -186,8 +185,7 @@ def _assert_error_pages_keep_secrets(seats, client, hidden: set[str], who: str) 
         ("take_wounds", {}),
     ]
     for action, data in tries:
-        form = {**data, "csrf_token": csrf_token(client)}
-        page = client.post(f"{seats.base}/{action}", data=form)
+        page = post_form(client, f"{seats.base}/{action}", data)
         expected = (302,) if client is seats.anon else (403, 404, 422)
         assert page.status_code in expected, (who, action, page.status_code)
         text = page.get_data(as_text=True)
@@ -444,11 +442,14 @@ def test_a_refused_move_is_a_422_page_with_the_rules_message(app, auth, db_sessi
 
 
 def test_a_form_sent_twice_applies_once(app, auth, db_session):
+    """The same form sent again as a new form (another token: a second tab) is refused by
+    the table's version; a double click (the same token) is answered as the first was
+    (tests/web/test_forum_double_clicks.py)."""
     seats = _seats(app, auth, db_session, "sex-and-violence")
     _open_table(seats, gm_sees_hands="yes")
-    form = {**MAX, "csrf_token": csrf_token(seats.ann), "version": "0"}
-    assert seats.ann.post(f"{seats.base}/create_character", data=form).status_code == 302
-    again = seats.ann.post(f"{seats.base}/create_character", data=form)
+    form = {**MAX, "version": "0"}
+    assert post_form(seats.ann, f"{seats.base}/create_character", form).status_code == 302
+    again = post_form(seats.ann, f"{seats.base}/create_character", form)
     assert again.status_code == 422 and "changed since you loaded it" in again.get_data(True)
     assert db_session.exec(select(CardGame)).one().version == 1
 
@@ -498,6 +499,7 @@ def test_a_moves_form_becomes_plain_parameters():
     form = MultiDict(
         [
             ("csrf_token", "x"),
+            ("form_token", "a-one-time-token"),
             ("version", "3"),
             ("bid:7H", "npc1"),
             ("bid:3C", "42"),

@@ -105,13 +105,15 @@ def test_unknown_roll_syntax_is_a_422_page_and_nothing_is_saved(auth, client, db
 
 def test_preview_shows_the_commands_and_rolls_nothing(auth, client, db_session, table):
     auth.login(table.ada_user)
+    before = [(s.seed, s.created_at) for s in db_session.exec(select(CampaignSecret))]
     page, _ = _new_thread(auth, client, table, "**Look**\n/roll 2d6+1", action="preview")
     assert page.status_code == 200
     html = page.get_data(as_text=True)
     assert "<strong>Look</strong>" in html and "<code>/roll 2d6+1</code>" in html
     assert db_session.exec(select(Roll)).all() == []
     assert db_session.exec(select(Post)).all() == []
-    assert db_session.exec(select(CampaignSecret)).all() == []
+    # The seed made with the campaign (#35 item 1) is untouched: a preview uses no seed.
+    assert [(s.seed, s.created_at) for s in db_session.exec(select(CampaignSecret))] == before
 
 
 def test_a_form_without_or_with_a_forged_csrf_token_is_refused(auth, client, db_session, table):

@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbp.models import Blog, CardGame, Character, Invite, Sheet, User
 from pbp.services import campaigns
-from tests.helpers import csrf_token
+from tests.helpers import post_form
 from tests.services.forum.tables import ONE_STATS, make_table
 from tests.web.test_cards_web import MAX, _open_table, _seats
 from tests.web.test_refused_forms import TYPED, fields
@@ -171,8 +171,8 @@ def test_a_refused_json_sheet_is_422_with_the_text_as_typed(auth, db_session):
 def test_a_card_move_with_a_damaged_version_is_422_with_the_text_as_typed(app, auth, db_session):
     seats = _seats(app, auth, db_session, "sex-and-violence")
     _open_table(seats, gm_sees_hands="no")
-    typed = {**MAX, "name": TYPED, "csrf_token": csrf_token(seats.ann), "version": "one"}
-    page = seats.ann.post(f"{seats.base}/create_character", data=typed)
+    typed = {**MAX, "name": TYPED, "version": "one"}
+    page = post_form(seats.ann, f"{seats.base}/create_character", typed)
     text = _refused(page, "form is damaged (its version is not a number)")
     form = text[text.index('id="m-create"') :]
     assert "the form is damaged" in form[: form.index("</form>")].lower()

@@ -1,9 +1,10 @@
 """Where dice faces come from: the per-roll derived generator and the dice sources.
 
 Fairness (issue "Rolls"): each campaign has a secret seed; its SHA-256 is published when the
-campaign starts (`seed_commitment`), every roll draws from a generator derived from
-HMAC-SHA256(seed, roll id) (`derive_rng`), and once the seed is revealed anyone can recompute
-every roll. Nothing here touches global randomness, so concurrent rolls cannot interfere.
+campaign is made, before any roll (`seed_commitment`), every roll draws from a generator
+derived from HMAC-SHA256(seed, roll id) (`derive_rng`), and once the seed is revealed anyone
+can recompute every roll. Nothing here touches global randomness, so concurrent rolls cannot
+interfere.
 
 The exact algorithm, so the rolls can also be checked outside pbp ("pbp-dice-1"):
 
@@ -44,7 +45,7 @@ class RollLimitError(RollError):
 
 
 def seed_commitment(seed: bytes) -> str:
-    """The SHA-256 hex digest published when a campaign starts, before any roll is made."""
+    """The SHA-256 hex digest published when a campaign is made, before any roll."""
     return hashlib.sha256(seed).hexdigest()
 
 

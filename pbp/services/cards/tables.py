@@ -475,6 +475,7 @@ def export_game(
         "fairness": {
             "algorithm": ALGORITHM,
             "commitment": secret.commitment if secret else None,
+            "committed_at": rolls.iso(secret.created_at) if secret else None,
             "seed": seed,
         },
         "view": view.view,

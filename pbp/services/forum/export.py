@@ -57,6 +57,8 @@ def export_forum(
         "fairness": {
             "algorithm": dice.ALGORITHM,
             "commitment": secret.commitment if secret else None,
+            # When the commitment was published: every roll is made after it (#35 item 1).
+            "committed_at": rolls.iso(secret.created_at) if secret else None,
             "seed": rolls.revealed_seed(secret),
             "revealed_at": rolls.iso(secret.revealed_at) if secret else None,
             "roll_visibility": ROLL_VISIBILITY,

@@ -14,8 +14,8 @@ from pbp.services.forum.visibility import membership_of, require_forum
 
 
 def start_campaign(*, session: Session, campaign: Campaign, actor: User, now: datetime) -> str:
-    """Open play and publish the seed's commitment (made now if the campaign has none).
-    Returns the commitment."""
+    """Open play. The seed's commitment is public since the campaign was made (made now
+    only if the campaign somehow has none). Returns the commitment."""
     _require_gm(session, campaign, actor)
     if campaign.status == "ended":
         raise Conflict(f"{campaign.name} has ended; it cannot start again")

@@ -3,8 +3,9 @@ roll (`roll_view`, the one place that decides it), and the offline check of an e
 
 Fairness (issue "Forum play with dice no one can fake"):
 
-* each forum campaign has a secret seed from `secrets`, made once and never changed; its
-  SHA-256 (`dice.seed_commitment`) is published on the forum's front page;
+* each forum campaign has a secret seed from `secrets`, made with the campaign and never
+  changed (`seeds`); its SHA-256 (`dice.seed_commitment`) is published on the forum's front
+  page from then on, before any roll can be made;
 * a roll's dice come from HMAC-SHA256(seed, roll id) (`dice.derive_rng`), with a random
   roll id chosen by the server, so the result is fixed the moment the roll is made and
   nobody without the seed can predict or re-derive it;
@@ -33,9 +34,9 @@ from pbp.models import Campaign, Character, User
 from pbp.models.forum import ROLL_ID_LENGTH, CampaignSecret, Post, Roll
 from pbp.rules import dice
 from pbp.rules.dice import Mismatch, RollCommand, RollResult
-from pbp.services.forum import sheets
+from pbp.services.forum import seeds, sheets
 
-SEED_BYTES = 32
+SEED_BYTES = seeds.SEED_BYTES
 EXPORT_FORMAT = "pbp-forum-export-1"
 
 
@@ -176,20 +177,15 @@ def get_secret(
 
 
 def ensure_secret(*, session: Session, campaign: Campaign, now: datetime) -> CampaignSecret:
-    """The campaign's secret, made now if it has none (campaigns made before the forum).
+    """The campaign's secret. Every forum campaign has one from its creation (`seeds`);
+    this makes one now only for a campaign that somehow has none, so a roll never fails.
 
     Two requests racing to make it both end with the one that was stored first.
     """
     existing = get_secret(session=session, campaign=campaign)
     if existing is not None:
         return existing
-    seed = secrets.token_bytes(SEED_BYTES)
-    row = CampaignSecret(
-        campaign_id=campaign.id,
-        seed=seed.hex(),
-        commitment=dice.seed_commitment(seed),
-        created_at=now,
-    )
+    row = seeds.new_secret(campaign=campaign, now=now)
     try:
         with session.begin_nested():
             session.add(row)
@@ -392,8 +388,9 @@ def verify_export(data: Any) -> VerifyReport:
     """Recompute every roll of an export from its revealed seed and list what differs.
 
     Checks that the seed hashes to the published commitment, that each roll's dice,
-    total and reading are what (seed, roll id, command) give, and that the rolls are
-    numbered 1..N without gaps or repeats (a missing roll is a hidden roll).
+    total and reading are what (seed, roll id, command) give, that no roll was made before
+    the commitment was published (`committed_at`, in exports since issue #35), and that the
+    rolls are numbered 1..N without gaps or repeats (a missing roll is a hidden roll).
     """
     if not isinstance(data, Mapping):
         raise UserError("this is not a pbp forum export (expected a JSON object)")
@@ -406,7 +403,33 @@ def verify_export(data: Any) -> VerifyReport:
     mismatches = [Mismatch(r.get("id"), "hidden", "hidden", "the dice") for r in hidden]
     mismatches += dice.verify_rolls(seed, full, commitment=published)
     mismatches += _numbering(rolls)
+    mismatches += _before_commitment(full, data.get("fairness"))
     return VerifyReport(len(rolls), tuple(mismatches))
+
+
+def _before_commitment(rolls: list[Mapping[str, Any]], fairness: Any) -> list[Mismatch]:
+    """Rolls dated before the commitment's publication: nobody could have seen the
+    commitment before them (issue #35 item 1). Exports made before `committed_at` existed
+    have nothing to compare."""
+    stated = fairness.get("committed_at") if isinstance(fairness, Mapping) else None
+    published = _when(stated)
+    if published is None:
+        return []
+    return [
+        Mismatch(r.get("id"), "time, before the commitment's", r.get("created_at"), stated)
+        for r in rolls
+        if (made := _when(r.get("created_at"))) is not None and made < published
+    ]
+
+
+def _when(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
 
 
 def _numbering(rolls: list[Mapping[str, Any]]) -> list[Mismatch]:

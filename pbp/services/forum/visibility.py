@@ -16,10 +16,10 @@ from sqlmodel import Session, col, select
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Post, PostRecipient, Roll, Thread
-from pbp.services.forum import rolls
+from pbp.services.forum import rolls, seeds
 from pbp.services.forum.rolls import ANONYMOUS, RollView, Viewer, roll_view
 
-FORUM_RULESETS = ("one", "noir", "sex-and-violence", "one-can-have-her")
+FORUM_RULESETS = seeds.FORUM_RULESETS
 
 
 def require_forum(campaign: Campaign) -> None:

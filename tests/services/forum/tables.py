@@ -20,6 +20,7 @@ from tests.factories import make_user
 
 MAIL = MailSettings("http://pbp.test", "test-secret-key-" + "x" * 32, "pbp <pbp@pbp.test>")
 T0 = datetime(2026, 7, 1, 20, 0, tzinfo=UTC)
+MADE = T0 - timedelta(days=1)  # the campaign, and so its dice commitment, precede every post
 _seq = itertools.count(1)
 ONE_STATS = {"STR": 7, "INT": 7, "DEX": 9, "HLT": 6, "SPD": 6}
 
@@ -59,6 +60,7 @@ def make_table(
         referee=gm,
         name=name or f"Forum Game {next(_seq)}",
         ruleset=ruleset,
+        now=MADE,
     )
     chars = [
         campaigns.add_character(session=session, campaign=campaign, name=n, user=u)

@@ -181,4 +181,5 @@ def test_only_the_gm_starts_or_ends(db_session, table):
     for action in (gm.start_campaign, gm.end_campaign):
         with pytest.raises(Forbidden):
             action(session=db_session, campaign=table.campaign, actor=table.ada_user, now=T0)
-    assert rolls.get_secret(session=db_session, campaign=table.campaign) is None
+    secret = rolls.get_secret(session=db_session, campaign=table.campaign)
+    assert table.campaign.status == "setup" and rolls.revealed_seed(secret) is None
