@@ -1,4 +1,4 @@
-"""Migration 0013 (issue #35 item 1): a forum campaign made before seeds came with the
+"""Migration 0012 (issue #35 item 1): a forum campaign made before seeds came with the
 campaign, and still without one (no roll yet), gets its seed and commitment at the upgrade,
 so its commitment is published before its first roll; other campaigns are left alone."""
 
@@ -13,7 +13,7 @@ from alembic import command
 from pbp import migrate
 from tests.foundation.test_migrations import _fresh_engine
 
-BEFORE = "0009"
+BEFORE = "0011"
 T = datetime(2026, 1, 1, 12, 0)
 
 

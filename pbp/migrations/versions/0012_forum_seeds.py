@@ -1,7 +1,7 @@
 """forum: every forum campaign has its dice seed and published commitment (issue #35 item 1)
 
-Revision ID: 0013_forum_characters
-Revises: 0009
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-02
 
 Data only, no schema change. Forum campaigns now get their secret seed when they are created
@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013_forum_characters"
-down_revision = "0009"
+revision = '0012'
+down_revision = '0011'
 branch_labels = None
 depends_on = None
 
