@@ -112,6 +112,7 @@ def new_campaign(act: Act):
         referee=act.account,
         name=act.text("name"),
         ruleset=act.form.get("ruleset", "noteworthy"),
+        now=act.now,
     )
     if campaign.ruleset == "noteworthy":
         home = url_for("referee.board", slug=campaign.slug)
