@@ -1,5 +1,5 @@
 """Players' pages: character pages, entries with their notes, and the built-in blog's
-forms (write, edit, withdraw a challenge, leave a note).
+forms (write, edit, withdraw a challenge, hide an entry, leave a note).
 
 Translation only: each form is read with the API's input model (pbp.inputs.entries) and
 handed to the action's one service function (pbp.services.noteworthy.hosted_blog), which
@@ -17,7 +17,7 @@ from flask import Blueprint, render_template, request, url_for
 from pbp.db import get_session
 from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
 from pbp.services import campaigns
-from pbp.services.noteworthy import blog_pages, hosted_blog, play
+from pbp.services.noteworthy import blog_pages, hidden_entries, hosted_blog, play
 from pbp.web import access
 from pbp.web.access import current_account, login_required
 from pbp.web.actions import Act, action, refused
@@ -190,6 +190,25 @@ def withdraw(act: Act, slug: str, character: str, entry_id: int):
     return act.done(_entry_url(slug, character, entry_id), message)
 
 
+@action(bp, "/<character>/<int:entry_id>/hide", role="player", creates=True, page="blog.entry")
+def hide(act: Act, slug: str, character: str, entry_id: int):
+    """Issue #27 item 2: a player hides their own entry while its turn is open (not the
+    rules' withdrawal of a challenge: pbp.services.noteworthy.hidden_entries)."""
+    _entry(act.session, act.campaign, character, entry_id)
+    hidden_entries.hide_entry(
+        session=act.session,
+        actor=act.account,
+        campaign=act.campaign,
+        entry_id=entry_id,
+        now=act.now,
+    )
+    message = (
+        "Entry hidden: only you and the referee see it, and the tally reads this turn as if "
+        "you had never posted it."
+    )
+    return act.done(_entry_url(slug, character, entry_id), message)
+
+
 @action(bp, "/<character>/<int:entry_id>/notes", role="player", creates=True, page="blog.entry")
 def add_note(act: Act, slug: str, character: str, entry_id: int):
     _entry(act.session, act.campaign, character, entry_id)
@@ -236,6 +255,8 @@ def entry(slug: str, character: str, entry_id: int):
         note_refusal=page.note_refusal,
         position_refusal=page.position_refusal,
         final_vote=page.final_vote,
+        may_hide=page.may_hide,
+        versions=page.versions,
         typed_note=typed_note,
         note_error=note_error,
     )
