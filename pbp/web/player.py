@@ -4,6 +4,10 @@ and who they are when they comment on external blogs.
     GET/POST /c/<slug>/me/blog        built-in blog, or the address of the player's own blog
     POST     /c/<slug>/me/commenter   their profile address(es) as a commenter
 
+Finding the feed of an address holds the request while pbp fetches it: at most one at a
+time per account, within PBP_DISCOVERY_SECONDS, and the form is rate limited like the
+other content forms (issue #28 item 5).
+
 Only the logged-in player's own character: the form carries the character's id, and a
 form for another character (say, one loaded before logging in as someone else) is
 refused with 403 rather than changing the wrong blog. Both forms are declared with
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, url_for
 
+from pbp import rate_limits
 from pbp.db import get_session
 from pbp.inputs.player import BlogChoiceIn, CommenterIdentityIn
 from pbp.services import campaigns
@@ -64,7 +69,12 @@ def blog(act: Act, slug: str):
         },
     )
     config = current_app.config
-    with polling.fetcher_from_config(config) as fetcher:
+    # Issue #28 item 5: one discovery at a time per account, within its own deadline (the
+    # form is also rate limited: pbp.rate_limits.CONTENT_ENDPOINTS).
+    with (
+        rate_limits.one_discovery(act.account),
+        polling.discovery_fetcher_from_config(config) as fetcher,
+    ):
         character, row = blog_settings.choose_blog(
             session=act.session,
             actor=act.account,
