@@ -132,6 +132,9 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         # Wall-clock limit on one fetch, and on all the fetches of one blog's poll or one
         # discovery together: a server dripping bytes cannot hold a poll pass or a web thread.
         "PBP_FETCH_TOTAL_SECONDS": float(env.get("PBP_FETCH_TOTAL_SECONDS") or 30),
+        # The same limit for the feed discovery of the blog form (and its API twin): a person
+        # waits for that one, and each one holds a web thread while it runs (issue #28 item 5).
+        "PBP_DISCOVERY_SECONDS": float(env.get("PBP_DISCOVERY_SECONDS") or 10),
         # Flask refuses a bigger request body with 413 before a view reads it; a form's
         # fields are held in memory up to the same size (werkzeug's default is 500 kB).
         "MAX_CONTENT_LENGTH": max_request,

@@ -11,11 +11,19 @@ pages (pbp.web) and the API (pbp.api), which may not import each other.
   shared proxy slows down only the accounts they try, not everybody behind that proxy.
   Guesses at one account spread over many addresses are slowed down by the database
   instead (pbp.services.accounts.backoff), shared by every process whatever the storage.
-- Content (entries, notes, forum posts, invites; page and API alike) is limited per
-  account: `check_content(user)` raises `TooManyRequests`, a 429 page or problem+json.
+- Content (entries, notes, forum posts, invites, the blog form; page and API alike) is
+  limited per account: `check_content(user)` raises `TooManyRequests`, a 429 page or
+  problem+json.
+- The blog form's feed discovery (issue #28 item 5): at most one in flight per account
+  (`one_discovery`), its counter in the same storage, so it holds across workers wherever
+  the limits do.
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from flask import Flask, current_app, request
 from flask_limiter import Limiter
@@ -23,7 +31,7 @@ from flask_limiter.util import get_remote_address
 from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from pbp.errors import UserError
+from pbp.errors import Conflict, UserError
 from pbp.models import User
 
 CONTENT_LIMIT = "20 per minute; 200 per hour"
@@ -36,6 +44,7 @@ CONTENT_ENDPOINTS = frozenset(
         "forum.reply",
         "forum.edit",
         "auth.create_invite",
+        "player.blog",
     }
 )
 # GETs that anyone may send and that each cost a database read: a hub's WebSub
@@ -50,6 +59,7 @@ CONTENT_OPERATIONS = frozenset(
         "reply",
         "edit_post",
         "create_invite",
+        "choose_blog",
     }
 )
 
@@ -105,6 +115,33 @@ def check_content(user: User | None) -> None:
             "you are posting faster than pbp allows for one account: wait a minute, "
             "then go back and send it again (the form still holds your text)"
         )
+
+
+@contextmanager
+def one_discovery(user: User | None) -> Iterator[None]:
+    """Issue #28 item 5: "At most one discovery in flight per account." The blog form finds
+    and reads a feed before it answers (up to PBP_DISCOVERY_SECONDS); eight of them sent at
+    once held eight web threads. A second one of the same account, from another tab or a
+    script, is refused at once (a Conflict: the page shows it beside the form).
+
+    The slot is a counter in the rate limits' storage, freed when the discovery ends; it
+    also expires a little after the deadline, should the process die holding it."""
+    if user is None:
+        yield
+        return
+    limiter: Limiter = current_app.extensions["pbp_limiter"]
+    seconds = float(current_app.config.get("PBP_DISCOVERY_SECONDS", 10))
+    key = f"pbp-discovery/{user.id}"
+    if limiter.storage.incr(key, math.ceil(seconds) + 5) > 1:
+        raise Conflict(
+            "pbp is already looking for your blog's feed at the address you sent before "
+            f"(from another tab?). Wait for that answer, at most {seconds:g} s, then send "
+            "this one again"
+        )
+    try:
+        yield
+    finally:
+        limiter.storage.clear(key)
 
 
 def _limit_content_pages() -> None:

@@ -12,7 +12,7 @@ from pbp.services import campaigns
 from pbp.services import lookups as api_reads
 from pbp.services.lookups import Page
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import hosted_blog, play
+from pbp.services.noteworthy import hidden_entries, hosted_blog, play
 
 ENTRY = "/campaigns/<slug>/entries/<int:entry_id>"
 
@@ -31,7 +31,8 @@ def _mail() -> MailSettings:
     paginated=True,
 )
 def list_entries(call: Call, slug: str) -> Page:
-    """Every blog's entries in the order pbp first saw them; filter by turn or character."""
+    """Every blog's entries in the order pbp first saw them; filter by turn or character.
+    Entries their authors hid are listed to the referee only (with `hidden_at`)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     page = api_reads.entries_page(
         session=call.session,
@@ -40,6 +41,7 @@ def list_entries(call: Call, slug: str) -> Page:
         limit=call.query.limit,
         turn_number=call.query.turn,
         character_slug=call.query.character,
+        include_hidden=_is_referee(call, campaign),
     )
     items = [entry_out(r.entry, r.author, r.turn_number) for r in page.items]
     return Page(items, page.next_after)
@@ -47,10 +49,19 @@ def list_entries(call: Call, slug: str) -> Page:
 
 @operation("GET", ENTRY, tag="entries", access="public", response=s.EntryOut)
 def get_entry(call: Call, slug: str, entry_id: int) -> s.EntryOut:
-    """One entry."""
+    """One entry (a hidden one: to its author and the referee only, 404 to others)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
+    row = hidden_entries.visible_entry(
+        session=call.session, campaign=campaign, entry_id=entry_id, user=call.user
+    )
     return entry_out(row.entry, row.author, row.turn_number)
+
+
+def _is_referee(call: Call, campaign) -> bool:
+    if call.user is None:
+        return False
+    member = campaigns.membership(session=call.session, campaign=campaign, user=call.user)
+    return member is not None and member.role == "referee"
 
 
 @operation(
@@ -146,6 +157,20 @@ def withdraw(call: Call, slug: str, entry_id: int) -> s.EditOut:
     return s.EditOut(entry=_entry_out(call, campaign, entry_id), changed=outcome == "changed")
 
 
+@operation("POST", ENTRY + "/hide", tag="entries", access="player", response=s.EntryOut)
+def hide_entry(call: Call, slug: str, entry_id: int) -> s.EntryOut:
+    """Hide your entry while its turn is open (issue #27 item 2): it leaves the planet, the
+    feeds and the tally, which reads the turn as if it had never been posted (a hidden
+    challenge no longer counts, nor do the notes on it). Only you and the referee still
+    read it, the referee with every version. Not the rules' withdrawal of a challenge
+    (`withdraw`), and it cannot be undone."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    hidden_entries.hide_entry(
+        session=call.session, actor=call.user, campaign=campaign, entry_id=entry_id, now=call.now
+    )
+    return _entry_out(call, campaign, entry_id)
+
+
 @operation(
     "GET",
     ENTRY + "/notes",
@@ -155,9 +180,12 @@ def withdraw(call: Call, slug: str, entry_id: int) -> s.EditOut:
     paginated=True,
 )
 def list_notes(call: Call, slug: str, entry_id: int) -> Page:
-    """The notes (comments) on an entry, in the order pbp saw them."""
+    """The notes (comments) on an entry, in the order pbp saw them (a hidden entry's: to its
+    author and the referee only)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    row = api_reads.get_entry(session=call.session, campaign=campaign, entry_id=entry_id)
+    row = hidden_entries.visible_entry(
+        session=call.session, campaign=campaign, entry_id=entry_id, user=call.user
+    )
     page = api_reads.notes_page(
         session=call.session, entry=row.entry, after=call.after, limit=call.query.limit
     )

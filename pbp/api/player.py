@@ -7,6 +7,7 @@ from typing import Any, cast
 
 from flask import current_app
 
+from pbp import rate_limits
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
 from pbp.services import campaigns
@@ -24,11 +25,17 @@ from pbp.services.noteworthy import blog_settings, polling
 def choose_blog(call: Call, slug: str) -> s.BlogOut:
     """Choose where your character blogs: on pbp ("builtin"), or on your own blog
     ("external", with `url`: its home page or its feed). pbp finds the feed and reads it
-    once now, so a typo or a page without a feed is refused with the reason."""
+    once now, so a typo or a page without a feed is refused with the reason. The search
+    ends within PBP_DISCOVERY_SECONDS (10 s); a second one of the same account while one
+    runs is refused at once (409)."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     body = call.body
     config = current_app.config
-    with polling.fetcher_from_config(config) as fetcher:
+    # As the page: one discovery at a time per account, within its own deadline.
+    with (
+        rate_limits.one_discovery(call.user),
+        polling.discovery_fetcher_from_config(config) as fetcher,
+    ):
         _, row = blog_settings.choose_blog(
             session=call.session,
             actor=call.user,

@@ -451,6 +451,11 @@ class EntryOut(Out):
     published_at: datetime | None
     updated_at: datetime | None
     first_seen_at: datetime
+    hidden_at: datetime | None = Field(
+        default=None,
+        description="When its author hid it (only they and the referee read a hidden entry; "
+        "the tally reads the turn as if it had never been posted).",
+    )
 
 
 class EditOut(Out):

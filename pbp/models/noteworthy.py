@@ -121,6 +121,10 @@ class Entry(SQLModel, table=True):
     comment_count: int | None = Field(default=None)
     # Reasons the referee should look at this entry (e.g. "backdated", "no mood line").
     flags: list = _json(list)
+    # When its author hid it (issue #27 item 2): from then on only they and the referee see
+    # it, and the tally reads the turn as if it had never been posted
+    # (pbp.services.noteworthy.hidden_entries).
+    hidden_at: datetime | None = _time()
 
 
 class EntryRevision(SQLModel, table=True):

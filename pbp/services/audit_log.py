@@ -95,6 +95,10 @@ def _sentence(row: AuditLog, characters: Mapping[Any, str]) -> str:
         "blog_changed": lambda: (
             f"changed the blog of {characters.get(d.get('character_id'), 'a character')}"
         ),
+        "entry.hidden": lambda: (
+            f"hid {_character(d, characters)}'s entry “{d.get('title') or '(untitled)'}” "
+            f"in turn {turn}: out of the tally and of the players' sight"
+        ),
         "feed_moved": lambda: "a blog's feed moved to a new address",
         "feed_alert": lambda: "a blog's feed stopped answering",
         "websub_refused": lambda: (

@@ -289,6 +289,8 @@ def gather_archive(*, session: Session, campaign: Campaign, base_url: str | None
     number_of = {t.id: t.number for t in rows["turns"]}
     entries, bases = {}, {}
     for e in rows["entries"]:
+        if e.hidden_at is not None:
+            continue  # hidden by its author (hidden_entries): not part of the story kept
         author = characters[e.character_id]
         bases[e.id] = _entry_base(e, author, campaign, base_url)
         entries[e.id] = ArchivedEntry(
@@ -299,6 +301,8 @@ def gather_archive(*, session: Session, campaign: Campaign, base_url: str | None
             url=web_url(e.url),
         )
     for note in rows["notes"]:
+        if note.entry_id not in entries:
+            continue  # on a hidden entry
         mapped = characters.get(note.author_character_id)
         author = mapped.name if mapped else f"{note.author_name or 'anonymous'} (unmapped)"
         body = localize_html(note.body_html, bases[note.entry_id])

@@ -149,13 +149,18 @@ def entries_page(
     limit: int,
     turn_number: int | None = None,
     character_slug: str | None = None,
+    include_hidden: bool = False,
 ) -> Page[EntryRow]:
+    """A page of the campaign's entries; those their authors hid only with
+    `include_hidden` (the referee's: pbp.services.noteworthy.hidden_entries)."""
     query = (
         select(Entry, Character, Turn.number)
         .join(Character, col(Character.id) == Entry.character_id)
         .outerjoin(Turn, col(Turn.id) == Entry.turn_id)
         .where(Character.campaign_id == campaign.id)
     )
+    if not include_hidden:
+        query = query.where(col(Entry.hidden_at).is_(None))
     if turn_number is not None:
         query = query.where(Turn.number == turn_number)
     if character_slug is not None:

@@ -1,35 +1,32 @@
 """Players' pages: character pages, entries with their notes, and the built-in blog's
-forms (write, edit, withdraw a challenge, leave a note).
+forms (write, edit, withdraw a challenge, hide an entry, leave a note).
 
 Translation only: each form is read with the API's input model (pbp.inputs.entries) and
 handed to the action's one service function (pbp.services.noteworthy.hosted_blog), which
-holds every check; the API's handlers call the same functions."""
+holds every check; the API's handlers call the same functions. Every form is declared with
+`pbp.web.actions.action`: a double click posts one entry or one note (the one-time form
+token), and a refused form comes back with what was typed and the reason beside it (422).
+A preview (the write and edit pages' "Preview" button) answers with the page itself: it
+saves nothing and leaves the form's token unused, so "Post" after it still posts once.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, render_template, request, url_for
 
 from pbp.db import get_session
-from pbp.errors import REFUSALS
 from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
-from pbp.models import utcnow
 from pbp.services import campaigns
-from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import blog_pages, hosted_blog, play
+from pbp.services.noteworthy import blog_pages, hidden_entries, hosted_blog, play
 from pbp.web import access
 from pbp.web.access import current_account, login_required
+from pbp.web.actions import Act, action, refused
 from pbp.web.forms import parsed
-from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
 
-
-def now():
-    return current_app.config.get("PBP_CLOCK", utcnow)()
-
-
-def _mail() -> MailSettings:
-    return MailSettings.from_config(current_app.config)
+ENTRY_FIELDS = ("title", "mood", "body", "target")
+NOTE_FIELDS = ("body", "fate", "stance")
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
@@ -42,51 +39,25 @@ def _mood_suggestions(campaign) -> list[str]:
     return ["Challenging", *(campaign.settings or {}).get("custom_moods", {})]
 
 
-@bp.route("/write", methods=["GET", "POST"])
+def _entry_url(slug: str, character: str, entry_id: int, anchor: str = "") -> str:
+    return url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + anchor
+
+
+def _previewing(act: Act) -> bool:
+    return act.text("action") == "preview"
+
+
+# -- write ---------------------------------------------------------------------------------
+
+
 @login_required
-def write(slug: str):
+def _write_page(slug: str, preview=None):
+    """The write form; after a preview or a refusal, exactly as it was typed (a GET has no
+    form, so its fields are empty)."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     character = access.my_character(session, campaign)
-    # What was typed, exactly: shown again as it came if the entry is refused or previewed.
-    form = {k: request.form.get(k, "") for k in ("title", "mood", "body", "target")}
-    error, status, preview = None, 200, None
-    if request.method == "POST":
-        typed = {k: v.strip() for k, v in form.items()}
-        try:
-            if request.form.get("action") == "preview":
-                preview = play.preview_entry(
-                    session=session,
-                    campaign=campaign,
-                    character=character,
-                    title=typed["title"],
-                    body_markdown=typed["body"],
-                    mood=typed["mood"],
-                    target_id=typed["target"],
-                )
-            else:
-                entry_in = parsed(EntryIn, {**typed, "target_id": typed["target"]})
-                entry = hosted_blog.write_entry(
-                    session=session,
-                    actor=current_account(),
-                    campaign=campaign,
-                    title=entry_in.title,
-                    mood=entry_in.mood,
-                    body=entry_in.body,
-                    target_id=entry_in.target_id,
-                    now=now(),
-                    mail=_mail(),
-                )
-                session.commit()
-                flash("Entry posted.", "ok")
-                return redirect(
-                    url_for("blog.entry", slug=slug, character=character.slug, entry_id=entry.id)
-                )
-        except REFUSALS as exc:  # shown with the form, what was typed kept
-            if not shown_with_form(exc):
-                raise
-            session.rollback()
-            error, status = str(exc), REFUSED_FORM
+    form = {k: request.form.get(k, "") for k in ENTRY_FIELDS}
     turn = play.open_turn(session=session, campaign=campaign)
     option = play.challenge_option(
         session=session, campaign=campaign, character=character, turn=turn
@@ -97,64 +68,58 @@ def write(slug: str):
         character=character,
         option=option,
         form=form,
-        error=error,
         preview=preview,
         moods=_mood_suggestions(campaign),
         turn=turn,
-    ), status
+    )
 
 
-@bp.route("/<character>/<int:entry_id>/edit", methods=["GET", "POST"])
+@action(bp, "/write", role="player", creates=True, page=_write_page, get=True)
+def write(act: Act, slug: str):
+    typed = {k: act.text(k).strip() for k in ENTRY_FIELDS}
+    character = access.my_character(act.session, act.campaign)
+    if _previewing(act):
+        preview = play.preview_entry(
+            session=act.session,
+            campaign=act.campaign,
+            character=character,
+            title=typed["title"],
+            body_markdown=typed["body"],
+            mood=typed["mood"],
+            target_id=typed["target"],
+        )
+        return _write_page(slug, preview=preview)
+    entry_in = parsed(EntryIn, {**typed, "target_id": typed["target"]})
+    entry = hosted_blog.write_entry(
+        session=act.session,
+        actor=act.account,
+        campaign=act.campaign,
+        title=entry_in.title,
+        mood=entry_in.mood,
+        body=entry_in.body,
+        target_id=entry_in.target_id,
+        now=act.now,
+        mail=act.mail,
+    )
+    return act.done(_entry_url(slug, character.slug, entry.id), "Entry posted.")
+
+
+# -- edit ----------------------------------------------------------------------------------
+
+
 @login_required
-def edit(slug: str, character: str, entry_id: int):
+def _edit_page(slug: str, character: str, entry_id: int, preview=None):
+    """The edit form: the entry as stored, or, after a preview or a refusal, as typed."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     access.visiting(campaign)
     author, entry = _entry(session, campaign, character, entry_id)
-    mine, _ = hosted_blog.own_entry(
+    hosted_blog.own_entry(
         session=session, actor=current_account(), campaign=campaign, entry_id=entry_id
     )
-    error, status, typed, preview, outcome = None, 200, None, None, None
+    typed = None
     if request.method == "POST":
         typed = {k: request.form.get(k, "") for k in ("title", "mood", "body")}
-        try:
-            if request.form.get("action") == "preview":
-                preview = play.preview_entry(
-                    session=session,
-                    campaign=campaign,
-                    character=mine,
-                    title=typed["title"].strip(),
-                    body_markdown=typed["body"],
-                    mood=typed["mood"].strip(),
-                    editing=entry,
-                )
-            else:
-                edit_in = parsed(EntryEdit, typed)
-                outcome = hosted_blog.edit_entry(
-                    session=session,
-                    actor=current_account(),
-                    campaign=campaign,
-                    entry_id=entry_id,
-                    title=edit_in.title,
-                    mood=edit_in.mood,
-                    body=edit_in.body,
-                    now=now(),
-                    mail=_mail(),
-                )
-                session.commit()
-        except REFUSALS as exc:  # shown with the form, what was typed kept
-            if not shown_with_form(exc):
-                raise
-            session.rollback()
-            error, status = str(exc), REFUSED_FORM
-    if outcome is not None:
-        flash(
-            "Entry updated (the earlier version is kept)."
-            if outcome == "changed"
-            else "Nothing changed.",
-            "ok",
-        )
-        return redirect(url_for("blog.entry", slug=slug, character=character, entry_id=entry_id))
     return render_template(
         "blog/edit.html",
         campaign=campaign,
@@ -162,71 +127,111 @@ def edit(slug: str, character: str, entry_id: int):
         author=author,
         moods=_mood_suggestions(campaign),
         typed=typed,
-        error=error,
         preview=preview,
-    ), status
-
-
-@bp.post("/<character>/<int:entry_id>/withdraw")
-@login_required
-def withdraw(slug: str, character: str, entry_id: int):
-    session = get_session()
-    campaign = campaigns.get_campaign(session=session, slug=slug)
-    access.visiting(campaign)
-    _entry(session, campaign, character, entry_id)
-    hosted_blog.withdraw_entry(
-        session=session,
-        actor=current_account(),
-        campaign=campaign,
-        entry_id=entry_id,
-        now=now(),
-        mail=_mail(),
     )
-    session.commit()
-    flash("Challenge withdrawn: it has no effect, and it is still your challenge this turn.", "ok")
-    return redirect(url_for("blog.entry", slug=slug, character=character, entry_id=entry_id))
 
 
-@bp.post("/<character>/<int:entry_id>/notes")
-@login_required
-def add_note(slug: str, character: str, entry_id: int):
-    session = get_session()
-    campaign = campaigns.get_campaign(session=session, slug=slug)
-    access.visiting(campaign)
-    _entry(session, campaign, character, entry_id)
-    typed = {k: request.form.get(k) or "" for k in ("body", "fate")}
-    try:
-        note = parsed(NoteIn, {**typed, "stance": request.form.get("stance") or "none"})
-        hosted_blog.post_note(
-            session=session,
-            actor=current_account(),
-            campaign=campaign,
-            entry_id=entry_id,
-            body=note.body,
-            stance=note.stance,
-            fate=note.fate,
-            now=now(),
-            mail=_mail(),
+@action(
+    bp, "/<character>/<int:entry_id>/edit", role="player", creates=True, page=_edit_page, get=True
+)
+def edit(act: Act, slug: str, character: str, entry_id: int):
+    """creates=True: an edit keeps a revision and may mail a challenge it makes."""
+    _entry(act.session, act.campaign, character, entry_id)
+    typed = {k: act.text(k) for k in ("title", "mood", "body")}
+    if _previewing(act):
+        mine, entry = hosted_blog.own_entry(
+            session=act.session, actor=act.account, campaign=act.campaign, entry_id=entry_id
         )
-        session.commit()
-    except REFUSALS as exc:  # the entry's page again, with the note as it was typed
-        if not shown_with_form(exc):
-            raise
-        session.rollback()
-        page = _entry_page(slug, character, entry_id, typed_note=typed, note_error=str(exc))
-        return page, REFUSED_FORM
-    flash("Note posted.", "ok")
-    return redirect(
-        url_for("blog.entry", slug=slug, character=character, entry_id=entry_id) + "#notes"
+        preview = play.preview_entry(
+            session=act.session,
+            campaign=act.campaign,
+            character=mine,
+            title=typed["title"].strip(),
+            body_markdown=typed["body"],
+            mood=typed["mood"].strip(),
+            editing=entry,
+        )
+        return _edit_page(slug, character, entry_id, preview=preview)
+    edit_in = parsed(EntryEdit, typed)
+    outcome = hosted_blog.edit_entry(
+        session=act.session,
+        actor=act.account,
+        campaign=act.campaign,
+        entry_id=entry_id,
+        title=edit_in.title,
+        mood=edit_in.mood,
+        body=edit_in.body,
+        now=act.now,
+        mail=act.mail,
     )
+    message = "Nothing changed."
+    if outcome == "changed":
+        message = "Entry updated (the earlier version is kept)."
+    return act.done(_entry_url(slug, character, entry_id), message)
+
+
+# -- the entry's page and its forms ----------------------------------------------------------
+
+
+@action(bp, "/<character>/<int:entry_id>/withdraw", role="player", creates=True, page="blog.entry")
+def withdraw(act: Act, slug: str, character: str, entry_id: int):
+    """creates=True: a double click is answered as the first press, not refused as "not a
+    challenge" by the second."""
+    _entry(act.session, act.campaign, character, entry_id)
+    hosted_blog.withdraw_entry(
+        session=act.session,
+        actor=act.account,
+        campaign=act.campaign,
+        entry_id=entry_id,
+        now=act.now,
+        mail=act.mail,
+    )
+    message = "Challenge withdrawn: it has no effect, and it is still your challenge this turn."
+    return act.done(_entry_url(slug, character, entry_id), message)
+
+
+@action(bp, "/<character>/<int:entry_id>/hide", role="player", creates=True, page="blog.entry")
+def hide(act: Act, slug: str, character: str, entry_id: int):
+    """Issue #27 item 2: a player hides their own entry while its turn is open (not the
+    rules' withdrawal of a challenge: pbp.services.noteworthy.hidden_entries)."""
+    _entry(act.session, act.campaign, character, entry_id)
+    hidden_entries.hide_entry(
+        session=act.session,
+        actor=act.account,
+        campaign=act.campaign,
+        entry_id=entry_id,
+        now=act.now,
+    )
+    message = (
+        "Entry hidden: only you and the referee see it, and the tally reads this turn as if "
+        "you had never posted it."
+    )
+    return act.done(_entry_url(slug, character, entry_id), message)
+
+
+@action(bp, "/<character>/<int:entry_id>/notes", role="player", creates=True, page="blog.entry")
+def add_note(act: Act, slug: str, character: str, entry_id: int):
+    _entry(act.session, act.campaign, character, entry_id)
+    typed = {k: act.text(k) for k in NOTE_FIELDS}
+    note = parsed(NoteIn, {**typed, "stance": typed["stance"] or "none"})
+    hosted_blog.post_note(
+        session=act.session,
+        actor=act.account,
+        campaign=act.campaign,
+        entry_id=entry_id,
+        body=note.body,
+        stance=note.stance,
+        fate=note.fate,
+        now=act.now,
+        mail=act.mail,
+    )
+    return act.done(_entry_url(slug, character, entry_id, "#notes"), "Note posted.")
 
 
 @bp.get("/<character>/<int:entry_id>")
 def entry(slug: str, character: str, entry_id: int):
-    return _entry_page(slug, character, entry_id)
-
-
-def _entry_page(slug: str, character: str, entry_id: int, **note_form):
+    """The entry with its notes; also the page a refused note comes back on, with the note
+    as it was typed."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     page = blog_pages.entry_page(
@@ -236,6 +241,8 @@ def _entry_page(slug: str, character: str, entry_id: int, **note_form):
         entry_id=entry_id,
         user=current_account(),
     )
+    note_error = refused("blog.add_note")
+    typed_note = {k: request.form.get(k, "") for k in NOTE_FIELDS} if note_error else None
     return render_template(
         "blog/entry.html",
         campaign=campaign,
@@ -248,7 +255,10 @@ def _entry_page(slug: str, character: str, entry_id: int, **note_form):
         note_refusal=page.note_refusal,
         position_refusal=page.position_refusal,
         final_vote=page.final_vote,
-        **note_form,
+        may_hide=page.may_hide,
+        versions=page.versions,
+        typed_note=typed_note,
+        note_error=note_error,
     )
 
 

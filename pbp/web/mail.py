@@ -12,13 +12,14 @@ forged POST would need the token, and the worst it does is change one email pref
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, render_template, request, url_for
 
 from pbp.db import get_session
 from pbp.services import campaigns
 from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail.preferences import PREFERENCE_LABELS
 from pbp.web.access import login_required, require_member
+from pbp.web.actions import Act, action, refused
 
 bp = Blueprint("mail", __name__)
 
@@ -26,26 +27,29 @@ bp = Blueprint("mail", __name__)
 TOKEN_PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
-@bp.route("/c/<slug>/me/mail", methods=["GET", "POST"])
 @login_required
-def preferences(slug: str):
-    """Every kind of email a campaign sends that its member can switch off."""
+def _preferences_page(slug: str):
+    """Every kind of email a campaign sends that its member can switch off; a refused
+    form's boxes as they were ticked."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     membership = require_member(campaign)
-    if request.method == "POST":
-        mail_preferences.save_preferences(
-            session=session, membership=membership, chosen=request.form.getlist("on")
-        )
-        session.commit()
-        flash("Email preferences saved.", "ok")
-        return redirect(url_for("mail.preferences", slug=slug))
+    chosen = mail_preferences.preferences(membership)
+    if refused("mail.preferences"):
+        ticked = request.form.getlist("on")
+        chosen = {key: key in ticked for key in chosen}
     return render_template(
-        "mail/pages/preferences.html",
-        campaign=campaign,
-        chosen=mail_preferences.preferences(membership),
-        labels=PREFERENCE_LABELS,
+        "mail/pages/preferences.html", campaign=campaign, chosen=chosen, labels=PREFERENCE_LABELS
     )
+
+
+@action(bp, "/c/<slug>/me/mail", role="member", page=_preferences_page, get=True)
+def preferences(act: Act, slug: str):
+    assert act.member is not None  # role "member"
+    mail_preferences.save_preferences(
+        session=act.session, membership=act.member, chosen=act.form.getlist("on")
+    )
+    return act.done(url_for("mail.preferences", slug=slug), "Email preferences saved.")
 
 
 @bp.get("/mail/unsubscribe/<token>")
@@ -58,17 +62,17 @@ def unsubscribe_confirm(token: str):
     return page, 200, TOKEN_PAGE_HEADERS
 
 
-@bp.post("/mail/unsubscribe/<token>")
-def unsubscribe(token: str):
-    """The form's button, or a client's one-click `List-Unsubscribe=One-Click` POST."""
-    session = get_session()
+@action(bp, "/mail/unsubscribe/<token>", role="anyone")
+def unsubscribe(act: Act, token: str):
+    """The form's button, or a client's one-click `List-Unsubscribe=One-Click` POST: role
+    "anyone", since the link's signed token is what authorises it. A damaged token is a
+    400 page (no form to show it beside)."""
     sub = mail_preferences.apply_unsubscribe(
-        session=session,
+        session=act.session,
         secret_key=current_app.config["SECRET_KEY"],
         token=token,
-        subscribe=request.form.get("action") == "subscribe",
+        subscribe=act.text("action") == "subscribe",
     )
-    session.commit()
     page = render_template("mail/pages/unsubscribe.html", sub=sub, token=token, done=True)
     return page, 200, TOKEN_PAGE_HEADERS
 

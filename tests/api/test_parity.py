@@ -45,6 +45,7 @@ TWINS = {
     "blog.write": "write_entry",
     "blog.edit": "edit_entry",
     "blog.withdraw": "withdraw",
+    "blog.hide": "hide_entry",
     "blog.add_note": "add_note",
     "player.commenter": "declare_commenter",
     # forum scenes (pbp.web.forum)

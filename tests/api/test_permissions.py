@@ -163,6 +163,7 @@ MATRIX = {
         players(200, other=403),
     ),
     "withdraw": ("POST", "/campaigns/{slug}/entries/{entry}/withdraw", None, players(200, 403)),
+    "hide_entry": ("POST", "/campaigns/{slug}/entries/{entry}/hide", None, players(200, 403)),
     "list_notes": ("GET", "/campaigns/{slug}/entries/{entry}/notes", None, PUBLIC),
     "add_note": (
         "POST",

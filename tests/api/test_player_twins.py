@@ -13,6 +13,7 @@ TWINS = {
     "blog.write": {"write_entry"},
     "blog.edit": {"edit_entry"},
     "blog.withdraw": {"withdraw"},
+    "blog.hide": {"hide_entry"},
     "blog.add_note": {"add_note"},
     "player.blog": {"choose_blog"},
     "player.commenter": {"declare_commenter"},

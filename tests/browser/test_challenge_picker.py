@@ -14,11 +14,12 @@ pytestmark = pytest.mark.browser
 
 
 def post_refused(page) -> str:
-    """Submit the entry form; the answer must be the form again (422) with the reason."""
+    """Submit the entry form; the answer must be the form again (422) with the reason
+    beside it (the page's top repeats it)."""
     with page.expect_response(lambda r: r.request.method == "POST") as answer:
         page.get_by_role("button", name="Post entry").click()
     assert answer.value.status == 422
-    return page.locator(".error").inner_text()
+    return page.locator(".entry-form .error").inner_text()
 
 
 def fill_entry(page, title: str) -> None:

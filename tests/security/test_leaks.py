@@ -4,23 +4,36 @@
 - after the end, the API's roll view carrying the label of a roll in a GM-only post or a
   whisper inside ``result.command``;
 - the referee's export promising no email addresses while its audit log held invitees'.
+
+And issue #27 item 2: an entry its author hid, and the notes on it, reach no other player,
+stranger or visitor on any GET route (pages, feeds, the API, the archive) or in the digest.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
+from datetime import timedelta
 
 import pytest
+from sqlmodel import select
 
+from pbp.models import Membership, OutboxMessage, User
 from pbp.models.forum import Thread
 from pbp.services import export
 from pbp.services.accounts import logins as accounts
 from pbp.services.forum.posts import delete_post
+from pbp.services.mail import notifications
+from pbp.services.mail.preferences import set_preference
+from pbp.services.mail.settings import MailSettings
+from pbp.services.noteworthy import hidden_entries, hosted_blog, turns
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
-from tests.factories import make_user
+from tests.factories import make_campaign, make_characters, make_user
 from tests.helpers import API_NOW as NOW
-from tests.helpers import wire
+from tests.helpers import PASSWORD, make_token, wire
+from tests.routes import every_get_url
 from tests.services.forum.tables import T0, make_table, write
 from tests.services.noteworthy.test_history import play_campaign
 from tests.web import conftest as web_fixtures
@@ -128,3 +141,109 @@ def test_the_export_carries_no_invitees_address(db_session):
     assert "invitee.secret" not in text and "@mail.example" not in text
     invited = [a for a in data["audit_log"] if a["action"] == "invite.created"]
     assert len(invited) == 1 and invited[0]["detail"]["invite_id"]  # the event itself stays
+
+
+# -- an entry its author hid (issue #27 item 2) --------------------------------------------
+
+HIDDEN = ("MKHIDDENTITLE", "MKHIDDENBODY", "MKHIDDENNOTE")
+
+
+@pytest.fixture
+def hidden(auth, db_session):
+    """Turn 1 open: Ada wrote a shown entry and one she hid, which Bram had noted; every
+    member asked for the digest, which is queued the next day."""
+    referee = auth.create_user(display_name="Referee")
+    campaign = make_campaign(db_session, referee=referee, settings={"opening_turns": 0})
+    chars = make_characters(db_session, campaign)
+    ada, bram = chars[0], chars[1]
+    for character in chars:
+        db_session.get(User, character.user_id).password_hash = accounts.hash_password(PASSWORD)
+    turns.post_event(session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW)
+    later = NOW + timedelta(hours=1)
+    hosted_blog.store_entry(
+        session=db_session, character=ada, title="MKSHOWN", body_markdown="Out loud.",
+        mood="Calm", now=later,
+    )  # fmt: skip
+    secret = hosted_blog.store_entry(
+        session=db_session, character=ada, title="MKHIDDENTITLE", body_markdown="MKHIDDENBODY",
+        mood="Brooding", now=later,
+    )  # fmt: skip
+    hosted_blog.store_note(
+        session=db_session, entry=secret, author=bram, body_markdown="MKHIDDENNOTE", now=later
+    )
+    hidden_entries.hide_entry(
+        session=db_session,
+        actor=db_session.get(User, ada.user_id),
+        campaign=campaign,
+        entry_id=secret.id,
+        now=later + timedelta(minutes=5),
+    )
+    for member in db_session.exec(select(Membership).where(Membership.campaign_id == campaign.id)):
+        set_preference(session=db_session, membership=member, preference="digest", on=True)
+    mail = MailSettings("http://pbp.test", "k" * 32, "pbp@pbp.test")
+    notifications.queue_digests(
+        session=db_session, settings=mail, campaign=campaign, now=NOW + timedelta(days=1)
+    )
+    db_session.commit()
+    readers = {
+        "other player": db_session.get(User, bram.user_id),
+        "stranger": auth.create_user(display_name="Stranger"),
+        "visitor": None,
+    }
+    values = {
+        "slug": [campaign.slug],
+        "character": [c.slug for c in chars],
+        "character_id": [c.id for c in chars],
+        "entry_id": [secret.id],
+        "number": [1],
+    }
+    return campaign, referee, readers, values
+
+
+def _everything(app, client, auth, db_session, user, values) -> dict[str, str]:
+    auth.logout()
+    headers = {}
+    if user is not None:
+        auth.login(user)
+        headers["Authorization"] = "Bearer " + make_token(db_session, user)
+        db_session.commit()
+    seen = {}
+    for url in every_get_url(app, values):
+        page = client.get(url, headers=headers if url.startswith("/api/") else {})
+        assert page.status_code in (200, 302, 400, 401, 403, 404), (url, page.status_code)
+        if page.mimetype == "application/zip":
+            with zipfile.ZipFile(io.BytesIO(page.get_data())) as archive:
+                seen[url] = "\n".join(archive.read(n).decode() for n in archive.namelist())
+        else:
+            seen[url] = page.get_data(as_text=True)
+    return seen
+
+
+def _mail_to(db_session, user) -> str:
+    rows = db_session.exec(select(OutboxMessage).where(OutboxMessage.recipient == user.email))
+    return "\n".join(f"{m.subject}\n{m.body_text}\n{m.body_html or ''}" for m in rows)
+
+
+def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
+    app, auth, client, db_session, hidden
+):
+    campaign, _, readers, values = hidden
+    for who, user in readers.items():
+        seen = _everything(app, client, auth, db_session, user, values)
+        assert any(u.startswith("/api/") for u in seen) and any(".atom" in u for u in seen)
+        assert "MKSHOWN" in "\n".join(seen.values()), who  # the reads did read entries
+        for needle in HIDDEN:
+            for url, text in seen.items():
+                assert needle not in text, f"the {who} meets {needle} at {url}"
+        if user is not None and who == "other player":
+            mail = _mail_to(db_session, user)
+            assert "MKSHOWN" in mail  # the digest was sent, with the shown entry
+            assert not any(needle in mail for needle in HIDDEN), mail
+
+
+def test_the_referee_still_reads_the_hidden_entry(app, auth, client, db_session, hidden):
+    """The test above can fail: the referee's channels carry every marker."""
+    _, referee, _, values = hidden
+    everything = "\n".join(_everything(app, client, auth, db_session, referee, values).values())
+    for needle in HIDDEN:
+        assert needle in everything, needle

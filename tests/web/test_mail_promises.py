@@ -6,6 +6,7 @@ to the right person. And every box on the preferences page, unchecked, stops its
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -382,9 +383,13 @@ def test_a_stranger_has_no_preferences_here(db_session, game):
 
 
 def test_an_unknown_kind_of_mail_is_a_clear_error(db_session, game):
+    """A refused form: 422, the reason beside it, the boxes as they were ticked."""
     game.login("Ada")
     page = game.auth.post(f"/c/{game.slug}/me/mail", {"on": ["events", "spam"]})
-    assert page.status_code == 400 and "spam" in page.get_data(as_text=True)
+    text = page.get_data(as_text=True)
+    assert page.status_code == 422 and "there is no kind of email called &#39;spam&#39;" in text
+    assert re.search(r'name="on" value="events"\s+checked', text)
+    assert not re.search(r'name="on" value="notes"\s+checked', text)
 
 
 def _events_action(db_session, game):

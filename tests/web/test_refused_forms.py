@@ -121,7 +121,9 @@ def test_a_refused_note_is_422_with_the_reason_and_the_text_as_typed(auth, game,
     url = f"/c/{campaign.slug}/{ada.slug}/{entry.id}/notes"
     page = auth.post(url, {"body": TYPED, "fate": 'jail & "worse"', "stance": "sideways"})
     assert page.status_code == 422
-    assert "A position is Support, Oppose or No position" in page.get_data(as_text=True)
+    # The reason beside the note's form (pbp.web.actions.refusal), as well as at the top.
+    form = page.get_data(as_text=True).split('class="note-form"')[1]
+    assert "a position is Support, Oppose or No position" in form
     assert fields(page)["note-body"] == TYPED
     assert db_session.exec(select(Note)).all() == []
 

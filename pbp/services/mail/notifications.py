@@ -528,6 +528,7 @@ def queue_digests(
         session.exec(
             select(Entry)
             .where(col(Entry.character_id).in_(names), Entry.first_seen_at >= start)
+            .where(col(Entry.hidden_at).is_(None))  # hidden by its author: nobody's news
             .where(Entry.first_seen_at < end)
             .order_by(col(Entry.first_seen_at), col(Entry.id))
         )
@@ -536,6 +537,7 @@ def queue_digests(
         select(Note, Entry)
         .join(Entry, col(Entry.id) == Note.entry_id)
         .where(col(Entry.character_id).in_(names), Note.first_seen_at >= start)
+        .where(col(Entry.hidden_at).is_(None))
         .where(Note.first_seen_at < end)
         .order_by(col(Note.first_seen_at), col(Note.id))
     ).all()

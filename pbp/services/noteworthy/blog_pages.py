@@ -9,10 +9,10 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from pbp.models import Blog, Campaign, Challenge, Character, Entry, Note, Turn, User
+from pbp.models import Blog, Campaign, Challenge, Character, Entry, EntryRevision, Note, Turn, User
 from pbp.rules import noteworthy as nw
 from pbp.services import campaigns
-from pbp.services.noteworthy import hosted_blog, play, turns
+from pbp.services.noteworthy import hidden_entries, hosted_blog, play, turns
 from pbp.services.noteworthy import tally as tally_service
 
 
@@ -27,6 +27,10 @@ class EntryPage:
     note_refusal: str | None
     position_refusal: str | None
     final_vote: bool
+    # Its author may hide it now (theirs, shown, its turn open: hidden_entries).
+    may_hide: bool = False
+    # A hidden entry's every version, for the referee (hidden_entries.versions).
+    versions: tuple[EntryRevision, ...] = ()
 
 
 def entry_page(
@@ -35,6 +39,7 @@ def entry_page(
     author, entry = hosted_blog.entry_at(
         session=session, campaign=campaign, character_slug=character_slug, entry_id=entry_id
     )
+    hidden_entries.check_visible(session=session, campaign=campaign, entry=entry, user=user)
     notes = session.exec(
         select(Note).where(Note.entry_id == entry.id).order_by(col(Note.published_at), col(Note.id))
     ).all()
@@ -60,7 +65,23 @@ def entry_page(
         note_refusal=refusal,
         position_refusal=position,
         final_vote=refusal is None and entry.character_id in final,
+        may_hide=(
+            mine is not None
+            and mine.id == entry.character_id
+            and entry.hidden_at is None
+            and turn is not None
+            and entry.turn_id == turn.id
+        ),
+        versions=_versions_for(session, campaign, entry, author, user),
     )
+
+
+def _versions_for(session, campaign, entry, author, user) -> tuple[EntryRevision, ...]:
+    """Issue #27 item 2: "Its revisions stay for the referee" -- shown on a hidden entry's
+    page to the referee (its author saw them as they wrote them)."""
+    if entry.hidden_at is None or user is None or author.user_id == user.id:
+        return ()
+    return tuple(hidden_entries.versions(session=session, entry=entry))
 
 
 @dataclass(frozen=True)
@@ -80,7 +101,7 @@ def character_page(*, session: Session, campaign: Campaign, character_slug: str)
     # The list shows titles only: no bodies read for up to 100 entries.
     entries = session.exec(
         select(Entry.id, Entry.title, Entry.mood_raw, Entry.published_at)
-        .where(Entry.character_id == who.id)
+        .where(Entry.character_id == who.id, col(Entry.hidden_at).is_(None))
         .order_by(col(Entry.published_at).desc(), col(Entry.id).desc())
         .limit(100)
     ).all()

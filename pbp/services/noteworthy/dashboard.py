@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Event, Note, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
-from pbp.services.noteworthy import cadence, commenters, websub
+from pbp.services.noteworthy import cadence, commenters, hidden_entries, websub
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.feed_problems import FeedProblem, feed_problem
 
@@ -70,6 +70,9 @@ class Dashboard:
     # A resolved turn's tally as it was resolved (tally.turn_record), with what arrived
     # since; `tally` is then None: the page never shows a recomputed result.
     stored: dict | None = None
+    # This turn's entries their authors hid, as (id, character_id, title, hidden_at) rows:
+    # out of the tally and of every player's sight, listed here (hidden_entries).
+    hidden: list[Any] = field(default_factory=list)
 
     @property
     def characters(self) -> dict[int, Character]:
@@ -141,7 +144,7 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
         .order_by(Character.name)
     ).all()
     counts: Counter = Counter()
-    events, entries, notes, rulings = [], {}, {}, []
+    events, entries, notes, rulings, hidden = [], {}, {}, [], []
     result = stored = None
     if turn is not None:
         events = list(session.exec(select(Event).where(Event.turn_id == turn.id)))
@@ -155,6 +158,7 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
         notes = {n.id: n for n in turn_rows.notes}
         counts = Counter(e.character_id for e in turn_rows.entries)
         rulings = turn_rows.rulings
+        hidden = hidden_entries.hidden_in_turn(session=session, turn_id=turn.id)
     modes = websub.delivery_modes(session=session, blogs=[b for _, b, _ in rows])
     roster = [RosterRow(c, u, b, counts.get(c.id, 0), modes.get(b.id)) for c, b, u in rows]
     board = Dashboard(
@@ -170,6 +174,7 @@ def dashboard(*, session: Session, campaign: Campaign) -> Dashboard:
         commenters.identities(session=session, campaign=campaign),
         flagged_notes(session=session, entry_ids=list(entries)),
         stored=stored,
+        hidden=hidden,
     )
     if campaign.ruleset == "noteworthy" and not 6 <= len(roster) <= 24:
         board.warnings.append(f"{SIX_TO_TWENTY_FOUR}; this campaign has {len(roster)}.")

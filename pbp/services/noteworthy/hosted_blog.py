@@ -1,6 +1,7 @@
 """The built-in blog: entries and notes written on pbp's own pages.
 
-A player's actions are `write_entry`, `edit_entry`, `withdraw_entry` and `post_note`: each
+A player's actions are `write_entry`, `edit_entry`, `withdraw_entry` and `post_note` (and
+hiding an entry, pbp.services.noteworthy.hidden_entries): each
 holds every check of its action (who may, what the rules allow now, how long a text may
 be), renders with no transaction open, checks again, stores and queues the mail it causes.
 The pages and the API call them and only translate inputs and outputs.
@@ -129,11 +130,15 @@ def write_entry(
 def own_entry(
     *, session: Session, actor: User | None, campaign: Campaign, entry_id: int, refusal: str = ""
 ) -> tuple[Character, Entry]:
-    """The actor's character and their entry `entry_id`; Forbidden for anyone else's."""
+    """The actor's character and their entry `entry_id`; Forbidden for anyone else's.
+    An entry its author hid (pbp.services.noteworthy.hidden_entries) is refused: it takes
+    no more edits, withdrawal or hiding."""
     character = play.player_character(session=session, campaign=campaign, user=actor)
     row = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id)
     if row.entry.character_id != character.id:
         raise Forbidden(refusal or "only the entry's author can edit it")
+    if row.entry.hidden_at is not None:
+        raise UserError("you hid this entry: it can no longer be changed")
     return character, row.entry
 
 

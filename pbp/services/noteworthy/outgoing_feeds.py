@@ -12,6 +12,8 @@ from pbp import links
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 
 LIMIT = 50
+# An entry its author hid, and the notes on it, leave the feeds (hidden_entries).
+SHOWN = col(Entry.hidden_at).is_(None)
 
 
 @dataclass
@@ -53,7 +55,7 @@ def _entry_item(campaign: Campaign, entry: Entry, author: Character) -> FeedItem
 def blog_entries(*, session: Session, campaign: Campaign, character: Character) -> list[FeedItem]:
     rows = session.exec(
         select(Entry)
-        .where(Entry.character_id == character.id)
+        .where(Entry.character_id == character.id, SHOWN)
         .order_by(col(Entry.published_at).desc(), col(Entry.id).desc())
         .limit(LIMIT)
     )
@@ -65,7 +67,7 @@ def blog_notes(*, session: Session, campaign: Campaign, character: Character) ->
         select(Note, Character)
         .join(Entry, col(Entry.id) == Note.entry_id)
         .outerjoin(Character, col(Character.id) == Note.author_character_id)
-        .where(Entry.character_id == character.id)
+        .where(Entry.character_id == character.id, SHOWN)
         .order_by(col(Note.published_at).desc(), col(Note.id).desc())
         .limit(LIMIT)
     )
@@ -116,7 +118,7 @@ def campaign_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:
     rows = session.exec(
         select(Entry, Character)
         .join(Character, col(Character.id) == Entry.character_id)
-        .where(Character.campaign_id == campaign.id)
+        .where(Character.campaign_id == campaign.id, SHOWN)
         .order_by(col(Entry.published_at).desc(), col(Entry.id).desc())
         .limit(LIMIT)
     )

@@ -92,7 +92,10 @@ def planet(
     # The newest `limit` entries are picked by id first and only then read whole: sorting
     # a long campaign's entries (thousands, bodies included) to keep a page costs more
     # than the rest of the page.
-    newest = select(Entry.id).where(col(Entry.character_id).in_(by_id) if by_id else False)
+    newest = select(Entry.id).where(
+        col(Entry.character_id).in_(by_id) if by_id else False,
+        col(Entry.hidden_at).is_(None),  # hidden by its author (hidden_entries)
+    )
     if turn_number is not None:
         wanted = next((t.id for t in turns if t.number == turn_number), -1)
         newest = newest.where(Entry.turn_id == wanted)

@@ -69,10 +69,15 @@ def open_turn(*, session: Session, campaign: Campaign) -> Turn | None:
 
 
 def challenged_this_turn(*, session: Session, character: Character, turn: Turn) -> bool:
-    """Noteworthy: "you may challenge one PC per turn" — a withdrawn challenge counts."""
+    """Noteworthy: "you may challenge one PC per turn" — a withdrawn challenge counts. (A
+    challenge cannot be hidden: pbp.services.noteworthy.hidden_entries.)"""
     entry_ids = list(
         session.exec(
-            select(Entry.id).where(Entry.character_id == character.id, Entry.turn_id == turn.id)
+            select(Entry.id).where(
+                Entry.character_id == character.id,
+                Entry.turn_id == turn.id,
+                col(Entry.hidden_at).is_(None),
+            )
         )
     )
     if not entry_ids:
@@ -81,6 +86,12 @@ def challenged_this_turn(*, session: Session, character: Character, turn: Turn) 
         select(EntryRevision.mood).where(col(EntryRevision.entry_id).in_(entry_ids))
     )
     return any(nw.is_challenging(m) for m in moods)
+
+
+def was_challenge(*, session: Session, entry: Entry) -> bool:
+    """Whether the entry is, or in any version pbp kept was, a challenge."""
+    moods = session.exec(select(EntryRevision.mood).where(EntryRevision.entry_id == entry.id))
+    return nw.is_challenging(entry.mood) or any(nw.is_challenging(m) for m in moods)
 
 
 def challenge_option(
@@ -114,7 +125,10 @@ def challenge_option(
 
 
 def note_refusal(*, entry: Entry, turn: Turn | None) -> str | None:
-    """Noteworthy: "notes are permitted only on the current turn's entries"."""
+    """Noteworthy: "notes are permitted only on the current turn's entries"; and none on
+    an entry its author hid (pbp.services.noteworthy.hidden_entries)."""
+    if entry.hidden_at is not None:
+        return "Its author hid this entry: it takes no notes, and notes on it do not count."
     if turn is None or entry.turn_id != turn.id:
         return "Notes are permitted only on the current turn's entries."
     return None

@@ -121,16 +121,27 @@ def _writing(engine: Engine) -> Iterator[None]:
         yield
 
 
-def fetcher_from_config(config) -> Fetcher:
+def fetcher_from_config(config, *, total_seconds: float | None = None) -> Fetcher:
+    """The configured fetcher; `total_seconds` shortens its deadline (never lengthens it)."""
+    total = float(config.get("PBP_FETCH_TOTAL_SECONDS", 30))
+    if total_seconds is not None:
+        total = min(total, total_seconds)
     return Fetcher(
         instance_url=config.get("PBP_BASE_URL", ""),
         allow_private=bool(config.get("PBP_ALLOW_PRIVATE_FEEDS")),
         connect_timeout=float(config.get("PBP_FETCH_CONNECT_TIMEOUT", 5)),
-        read_timeout=float(config.get("PBP_FETCH_READ_TIMEOUT", 15)),
-        total_timeout=float(config.get("PBP_FETCH_TOTAL_SECONDS", 30)),
+        read_timeout=min(float(config.get("PBP_FETCH_READ_TIMEOUT", 15)), total),
+        total_timeout=total,
         interval=DEFAULT_INTERVAL,
         max_per_host=int(config.get("PBP_POLL_PER_HOST", 2)),
     )
+
+
+def discovery_fetcher_from_config(config) -> Fetcher:
+    """The fetcher of the blog form's feed discovery: the poller's, with a deadline of
+    PBP_DISCOVERY_SECONDS (10 s) for the whole discovery, never longer than a poll's. Issue
+    #28 item 5: a blog dripping its answer held the form's web thread for the poll's 30 s."""
+    return fetcher_from_config(config, total_seconds=float(config.get("PBP_DISCOVERY_SECONDS", 10)))
 
 
 def claim_due(

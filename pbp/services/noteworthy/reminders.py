@@ -24,7 +24,10 @@ def missing_posters(
     is resolved. A winner has nothing left to write for."""
     if turn.status == "resolved":
         return []
-    wrote = select(Entry.character_id).where(Entry.turn_id == turn.id)
+    # A hidden entry is as if never posted (pbp.services.noteworthy.hidden_entries).
+    wrote = select(Entry.character_id).where(
+        Entry.turn_id == turn.id, col(Entry.hidden_at).is_(None)
+    )
     rows = session.exec(
         select(Character, User)
         .join(Blog, col(Blog.character_id) == Character.id)

@@ -181,8 +181,12 @@ def load_turn(*, session: Session, campaign: Campaign, turn: Turn) -> TurnRows:
         .where(Character.campaign_id == campaign.id)
         .order_by(Character.id)
     ).all()
+    # A hidden entry is read as if it had never been posted, and so are the notes on it
+    # (pbp.services.noteworthy.hidden_entries).
     entries = session.exec(
-        select(*ENTRY_COLUMNS).where(Entry.turn_id == turn.id).order_by(Entry.id)
+        select(*ENTRY_COLUMNS)
+        .where(Entry.turn_id == turn.id, col(Entry.hidden_at).is_(None))
+        .order_by(Entry.id)
     ).all()
     entry_ids = [e.id for e in entries]
     versions: dict[int, list[Any]] = defaultdict(list)
@@ -255,12 +259,13 @@ def late_arrivals(*, session: Session, turn: Turn) -> list[dict]:
     if turn.resolved_at is None:
         return []
     since = turn.resolved_at
-    entry_ids = select(Entry.id).where(Entry.turn_id == turn.id)
+    shown = (Entry.turn_id == turn.id, col(Entry.hidden_at).is_(None))  # as load_turn reads
+    entry_ids = select(Entry.id).where(*shown)
     rows = [
         ("entry", e.id, e.id, e.character_id, e.first_seen_at)
         for e in session.exec(
             select(Entry.id, Entry.character_id, Entry.first_seen_at).where(
-                Entry.turn_id == turn.id, Entry.first_seen_at > since
+                *shown, Entry.first_seen_at > since
             )
         )
     ]
