@@ -8,7 +8,7 @@ flags: HttpOnly, SameSite=Lax, and Secure when PBP_BASE_URL is https.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from flask import (
@@ -41,7 +41,7 @@ from pbp.web.access import (
     require_referee,
     safe_next,
 )
-from pbp.web.actions import Act, action, refused
+from pbp.web.actions import Act, action, now, refused
 from pbp.web.forms import parsed
 from pbp.web.refusals import REFUSED_FORM
 
@@ -130,11 +130,6 @@ def _failed(response) -> bool:
 def _load_user(value: str) -> LoginUser | None:
     user = accounts.user_for_session_id(session=get_session(), value=value)
     return LoginUser(user) if user else None
-
-
-def _now() -> datetime:
-    clock = current_app.config.get("PBP_CLOCK")  # tests may move the clock
-    return clock() if clock else datetime.now(UTC)
 
 
 def _backoff() -> backoff.Backoff:
@@ -298,7 +293,7 @@ def _invite_page(token: str, form=None, status: int = 200):
     """The invitation's page; after a refused acceptance, the form as typed with the
     reason (the declared path re-renders this page with 422)."""
     db = get_session()
-    details = accounts.check_invite(session=db, token=token, secret_key=app_secret(), now=_now())
+    details = accounts.check_invite(session=db, token=token, secret_key=app_secret(), now=now())
     user = current_account()
     reason = refused("auth.invite")
     if form is None:
@@ -368,7 +363,7 @@ def reset_request(act: Act):
 
 def _reset_page(token: str, form=None, status: int = 200):
     db = get_session()
-    user = accounts.check_reset_token(session=db, token=token, secret_key=app_secret(), now=_now())
+    user = accounts.check_reset_token(session=db, token=token, secret_key=app_secret(), now=now())
     if form is None:
         form = forms.ResetPasswordForm(formdata=None)
         if reason := refused("auth.reset"):

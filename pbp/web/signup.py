@@ -6,8 +6,6 @@ two pages are 404: accounts come with a referee's invitation or `pbp user create
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from flask import (
     Blueprint,
     Flask,
@@ -25,7 +23,7 @@ from pbp.services.accounts import signup
 from pbp.services.mail import send as mail_send
 from pbp.web import forms
 from pbp.web.access import LoginUser, app_secret, current_account
-from pbp.web.actions import Act, action, refused
+from pbp.web.actions import Act, action, now, refused
 from pbp.web.refusals import REFUSED_FORM
 
 bp = Blueprint("signup", __name__)
@@ -44,11 +42,6 @@ def init_app(app: Flask) -> None:
     limit = limiter.limit(app.config.get("PBP_SIGNUP_LIMIT", SIGNUP_LIMIT), methods=["POST"])
     for endpoint in ("signup.signup_page", "signup.resend", "signup.confirm"):
         app.view_functions[endpoint] = limit(app.view_functions[endpoint])
-
-
-def _now() -> datetime:
-    clock = current_app.config.get("PBP_CLOCK")
-    return clock() if clock else datetime.now(UTC)
 
 
 def is_open() -> bool:
@@ -99,7 +92,7 @@ def _confirm_page(token: str, form=None, status: int = 200):
     if not is_open():
         abort(404)
     pending = signup.check_confirmation(
-        session=get_session(), token=token, secret_key=app_secret(), now=_now()
+        session=get_session(), token=token, secret_key=app_secret(), now=now()
     )
     if form is None:
         form = forms.ConfirmSignupForm(formdata=None)

@@ -4,24 +4,18 @@ is shown only to its character's player and the referee."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, render_template
 
 from pbp.db import get_session
 from pbp.errors import NotFound
-from pbp.models import Campaign, utcnow
+from pbp.models import Campaign
 from pbp.services import campaigns
 from pbp.services.noteworthy import play, turn_page
 from pbp.web.access import current_account, current_membership
+from pbp.web.actions import now
 from pbp.web.times import countdown
 
 bp = Blueprint("turns", __name__, url_prefix="/c/<slug>/turns")
-
-
-def now() -> datetime:
-    """The web layer's clock; tests may set PBP_CLOCK to a callable."""
-    return current_app.config.get("PBP_CLOCK", utcnow)()
 
 
 def _noteworthy(slug: str) -> Campaign:

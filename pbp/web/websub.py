@@ -26,10 +26,10 @@ from __future__ import annotations
 from flask import Blueprint, Flask, current_app, request
 
 from pbp.db import database, get_session, release
-from pbp.models import utcnow
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import websub
 from pbp.services.noteworthy.push_limits import PushLimits
+from pbp.web.actions import now
 
 bp = Blueprint("websub", __name__)
 
@@ -50,10 +50,6 @@ def init_app(app: Flask) -> None:
         app.view_functions[endpoint] = limit(app.view_functions[endpoint])
 
 
-def _now():
-    return current_app.config.get("PBP_CLOCK", utcnow)()
-
-
 @bp.get("/websub/<int:subscription_id>", defaults={"token": None})
 @bp.get("/websub/<int:subscription_id>/<token>")
 def verify(subscription_id: int, token: str | None):
@@ -69,7 +65,7 @@ def verify(subscription_id: int, token: str | None):
         challenge=request.args.get("hub.challenge", ""),
         lease_seconds=request.args.get("hub.lease_seconds"),
         reason=request.args.get("hub.reason"),
-        now=_now(),
+        now=now(),
     )
     session.commit()
     return challenge, 200, TEXT
@@ -90,7 +86,7 @@ def deliver(subscription_id: int, token: str | None):
         limits=PushLimits.from_config(current_app.config),
         body=request.get_data(),
         headers=dict(request.headers),
-        now=_now(),
+        now=now(),
         mail=MailSettings.from_config(current_app.config),
     )
     if delivery.outcome == "refused":
