@@ -111,9 +111,10 @@ def edit(slug: str, character: str, entry_id: int):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     access.visiting(campaign)
     author, entry = _entry(session, campaign, character, entry_id)
-    mine, _ = hosted_blog.own_entry(
+    start = hosted_blog.edit_form(
         session=session, actor=current_account(), campaign=campaign, entry_id=entry_id
     )
+    mine = start.character
     error, status, typed, preview, outcome = None, 200, None, None, None
     if request.method == "POST":
         typed = {k: request.form.get(k, "") for k in ("title", "mood", "body")}
@@ -159,6 +160,7 @@ def edit(slug: str, character: str, entry_id: int):
         "blog/edit.html",
         campaign=campaign,
         entry=entry,
+        start=start,
         author=author,
         moods=_mood_suggestions(campaign),
         typed=typed,
@@ -248,6 +250,7 @@ def _entry_page(slug: str, character: str, entry_id: int, **note_form):
         note_refusal=page.note_refusal,
         position_refusal=page.position_refusal,
         final_vote=page.final_vote,
+        editable=page.editable,
         **note_form,
     )
 

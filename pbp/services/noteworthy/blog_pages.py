@@ -27,6 +27,9 @@ class EntryPage:
     note_refusal: str | None
     position_refusal: str | None
     final_vote: bool
+    # The viewer wrote it on pbp's own blog: they may edit it here (a feed's entry is
+    # edited on its blog).
+    editable: bool = False
 
 
 def entry_page(
@@ -60,6 +63,9 @@ def entry_page(
         note_refusal=refusal,
         position_refusal=position,
         final_vote=refusal is None and entry.character_id in final,
+        editable=mine is not None
+        and mine.id == author.id
+        and hosted_blog.editable(session=session, entry=entry),
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
@@ -106,7 +107,10 @@ def planet(
     order = (col(Entry.published_at).desc(), col(Entry.id).desc())
     # One more than the page holds tells whether an older page exists.
     newest = newest.order_by(*order).limit(limit + 1)
-    rows = list(session.exec(select(Entry).where(col(Entry.id).in_(newest)).order_by(*order)))
+    # The Markdown source is for the edit page alone: not read for up to 50 bodies here.
+    source: Any = Entry.body_source  # an instrumented attribute, typed as its value
+    whole = select(Entry).options(defer(source))
+    rows = list(session.exec(whole.where(col(Entry.id).in_(newest)).order_by(*order)))
     older = rows[limit - 1].id if len(rows) > limit else None
     rows = rows[:limit]
     notes_by_entry: dict[int, list] = defaultdict(list)
