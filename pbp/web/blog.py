@@ -237,6 +237,7 @@ def _entry_page(slug: str, character: str, entry_id: int, **note_form):
         character_slug=character,
         entry_id=entry_id,
         user=current_account(),
+        now=now(),
     )
     return render_template(
         "blog/entry.html",
@@ -251,6 +252,7 @@ def _entry_page(slug: str, character: str, entry_id: int, **note_form):
         position_refusal=page.position_refusal,
         final_vote=page.final_vote,
         editable=page.editable,
+        note_counts=page.note_counts,
         **note_form,
     )
 

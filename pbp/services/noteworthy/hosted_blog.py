@@ -269,7 +269,12 @@ def withdraw_entry(
 
 
 def _note_checks(
-    session: Session, actor: User | None, campaign: Campaign, entry_id: int, stance: str
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    entry_id: int,
+    stance: str,
+    now: datetime,
 ) -> tuple[Character, Entry]:
     character = play.player_character(session=session, campaign=campaign, user=actor)
     entry = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id).entry
@@ -279,7 +284,12 @@ def _note_checks(
         raise UserError(refusal)
     if stance != "none":
         why = play.stance_refusal(
-            session=session, campaign=campaign, character=character, entry=entry, turn=turn
+            session=session,
+            campaign=campaign,
+            character=character,
+            entry=entry,
+            turn=turn,
+            now=now,
         )
         if why:
             raise UserError(why)
@@ -307,9 +317,9 @@ def post_note(
     if stance not in STANCE_MARKERS:
         raise UserError("a position is Support, Oppose or No position")
     text = _note_text(body, stance, fate)
-    _note_checks(session, actor, campaign, entry_id, stance)
+    _note_checks(session, actor, campaign, entry_id, stance, now)
     html = rendered(session=session, text=text)
-    character, entry = _note_checks(session, actor, campaign, entry_id, stance)
+    character, entry = _note_checks(session, actor, campaign, entry_id, stance, now)
     return _store_note_html(
         session=session, entry=entry, author=character, html=html, fate=fate, now=now, mail=mail
     )
@@ -468,7 +478,12 @@ def store_note(
 
 
 def _note_text(body_markdown: str, stance: str | None, fate: str | None) -> str:
+    """The note as stored: the chosen position as a marker line first, unless the text
+    already reads as that position (issue #27 item 4: "Oppose. He lied." chosen as Oppose
+    shows "Oppose." once)."""
     marker = STANCE_MARKERS.get(stance or "none", "")
+    if marker and nw.read_stance(body_markdown).stance.value == stance:
+        marker = ""
     text = f"{marker}\n\n{body_markdown}".strip() if marker else body_markdown
     if not text.strip():
         raise UserError("a note needs some text")

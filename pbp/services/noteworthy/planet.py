@@ -18,7 +18,9 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
+from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.note_counts import NoteCount
 
 PAGE_SIZE = 50
 
@@ -40,6 +42,9 @@ class PlanetEntry:
     # (note, its author): the note as a read-only row of NOTE_COLUMNS.
     notes: list[tuple[Any, Character | None]] = field(default_factory=list)
     challenge: nw.ChallengeResult | None = None
+    # How each note counts, by note id, in the tally's words (pbp.services.noteworthy.
+    # note_counts); a note on no challenge (nor the final) has no label.
+    note_counts: dict[Any, NoteCount] = field(default_factory=dict)
 
 
 @dataclass
@@ -123,17 +128,54 @@ def planet(
         )
         for note in notes:
             notes_by_entry[note.entry_id].append((note, by_id.get(note.author_character_id)))
-    challenges = {}
-    # The tally only when a challenge of the current turn is on this page.
-    if turn is not None and any(e.turn_id == turn.id and e.mood == nw.CHALLENGING for e in rows):
-        live = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
-        challenges = {c.entry_id: c for c in live}
+    challenges, counts = _tallies(session, campaign, turn, chars, rows, notes_by_entry)
     entries = [
-        PlanetEntry(e, by_id[e.character_id], notes_by_entry[e.id], challenges.get(e.id))
+        PlanetEntry(
+            e,
+            by_id[e.character_id],
+            notes_by_entry[e.id],
+            challenges.get(e.id),
+            {n.id: counts[n.id] for n, _ in notes_by_entry[e.id] if n.id in counts},
+        )
         for e in rows
     ]
     filters = {"turn": turn_number, "character": character_slug, "mood": mood}
     return Planet(campaign, chars, turn, events, entries, turns, filters, older)
+
+
+def _tallies(
+    session: Session,
+    campaign: Campaign,
+    turn: Turn | None,
+    chars: list[Character],
+    rows: list[Entry],
+    notes_by_entry: dict[int, list],
+) -> tuple[dict[Any, nw.ChallengeResult], dict[Any, NoteCount]]:
+    """The live challenges of the current turn on this page, and how each note shown
+    counts: tallied for the turn in play, read from the stored result for a resolved one.
+    The tally runs only when a challenge of the current turn, or a note on one of its
+    entries (a challenge since withdrawn, the final), is on the page; the page is cached
+    per change of the campaign (pbp.web.page_cache), so once per change at most."""
+    if campaign.ruleset != "noteworthy":
+        return {}, {}
+    challenges: dict[Any, nw.ChallengeResult] = {}
+    counts: dict[Any, NoteCount] = {}
+    live = turn is not None and turn.status != "resolved"
+    if live and turn is not None:
+        current = [e for e in rows if e.turn_id == turn.id]
+        if any(e.mood == nw.CHALLENGING or notes_by_entry[e.id] for e in current):
+            result = tally_service.tally(session=session, campaign=campaign, turn=turn)
+            challenges = {c.entry_id: c for c in result.challenges}
+            counts = counting.of_tally(result, {c.id: c.name for c in chars})
+    # Resolved turns whose entries here have notes: their labels from the stored result.
+    done = {e.turn_id for e in rows if notes_by_entry[e.id] and e.turn_id is not None}
+    done.discard(turn.id if live and turn is not None else None)
+    if done:
+        for stored in session.exec(
+            select(Turn.result).where(col(Turn.id).in_(done), Turn.status == "resolved")
+        ):
+            counts |= counting.of_turn_result(stored)
+    return challenges, counts
 
 
 def _older_than(session: Session, entry_id: int):
