@@ -29,6 +29,7 @@ class NavItem:
 SECTIONS = {
     "public.campaign": "home",
     "forum.index": "home",
+    "forum.fairness": "home",
     "forum.thread": "home",
     "forum.new_thread": "home",
     "forum.edit": "home",

@@ -52,7 +52,6 @@ class Planet:
     campaign: Campaign
     characters: list[Character]
     turn: Turn | None
-    events: list[Event]
     entries: list[PlanetEntry]
     turns: list[Any]  # (id, number) rows, the latest first
     filters: dict
@@ -90,11 +89,6 @@ def planet(
     turn = None
     if turns:
         turn = session.exec(select(Turn).where(Turn.id == turns[0].id)).one()
-    events = []
-    if turn is not None:
-        events = list(
-            session.exec(select(Event).where(Event.turn_id == turn.id, Event.mode == "all"))
-        )
     # The newest `limit` entries are picked by id first and only then read whole: sorting
     # a long campaign's entries (thousands, bodies included) to keep a page costs more
     # than the rest of the page.
@@ -140,7 +134,48 @@ def planet(
         for e in rows
     ]
     filters = {"turn": turn_number, "character": character_slug, "mood": mood}
-    return Planet(campaign, chars, turn, events, entries, turns, filters, older)
+    return Planet(campaign, chars, turn, entries, turns, filters, older)
+
+
+@dataclass(frozen=True)
+class TailoredText:
+    """A referee's event text for one character: an addition to the general text, or a
+    replacement of it (Noteworthy: "may tailor different events to specific PCs")."""
+
+    character: Character
+    mode: str  # "addition" or "replacement"
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnHeader:
+    """The top of the planet: the current turn, its event for everyone and the reader's own
+    tailored part (issue #27 item 9: the planet shows it, as the turn page does). Read for
+    each reader, outside the cached part of the page."""
+
+    turn: Turn | None
+    event: str | None
+    tailored: list[TailoredText]
+
+
+def turn_header(*, session: Session, campaign: Campaign, reader: Character | None) -> TurnHeader:
+    turn = session.exec(
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(col(Turn.number).desc())
+    ).first()
+    if turn is None:
+        return TurnHeader(None, None, [])
+    wanted: list[sa.ColumnElement[bool]] = [col(Event.character_id).is_(None)]
+    if reader is not None:
+        wanted.append(col(Event.character_id) == reader.id)
+    general, tailored = None, []
+    for event in session.exec(
+        select(Event).where(Event.turn_id == turn.id, sa.or_(*wanted)).order_by(col(Event.id))
+    ):
+        if event.character_id is None:
+            general = event.text
+        elif reader is not None:
+            tailored.append(TailoredText(reader, event.mode, event.text))
+    return TurnHeader(turn, general, tailored)
 
 
 def _tallies(

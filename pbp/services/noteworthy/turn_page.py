@@ -19,6 +19,7 @@ from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Event, Turn
 from pbp.services import campaigns, lookups
 from pbp.services.noteworthy import planet, tally
+from pbp.services.noteworthy.planet import TailoredText
 from pbp.services.noteworthy.tally_record import without_ruling_notes
 
 MAX_ENTRIES = 500  # a turn's entries on one page; a 24-player turn has a few dozen
@@ -35,13 +36,6 @@ class TurnChallenge:
     explanation: list[str]
     counts: bool  # valid and not withdrawn
     consequence: str | None = None  # the referee's words, once the turn is resolved
-
-
-@dataclass(frozen=True)
-class TailoredText:
-    character: Character
-    mode: str  # "addition" or "replacement"
-    text: str
 
 
 @dataclass
