@@ -17,7 +17,6 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from pbp.db import get_session
 from pbp.services import campaigns
 from pbp.services.mail import preferences as mail_preferences
-from pbp.services.mail.preferences import PREFERENCE_LABELS
 from pbp.web.access import login_required, require_member
 
 bp = Blueprint("mail", __name__)
@@ -44,7 +43,7 @@ def preferences(slug: str):
         "mail/pages/preferences.html",
         campaign=campaign,
         chosen=mail_preferences.preferences(membership),
-        labels=PREFERENCE_LABELS,
+        labels=mail_preferences.offered(campaign),
     )
 
 

@@ -37,6 +37,8 @@ SECTIONS = {
     "forum.roll": "home",
     "turns": "turns",
     "characters": "characters",
+    # Writing is the planet's own action (its "Write an entry" link): issue #27 item 10.
+    "blog.write": "home",
     "blog": "characters",
     "player": "characters",
     "history": "history",

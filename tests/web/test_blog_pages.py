@@ -65,7 +65,7 @@ def test_challenge_picker_is_disabled_in_opening_turns_with_the_reason(
     campaign, (ada, *_) = game
     login_as(auth, db_session, ada)
     page = client.get(f"/c/{campaign.slug}/write")
-    assert b"No challenges are permitted in the first 1 turns" in page.data
+    assert b"No challenges are permitted in the first turn of the game" in page.data
     refused = write(auth, campaign, mood="Challenging", target="1")
     assert refused.status_code == 422 and b"No challenges are permitted" in refused.data
     assert db_session.exec(select(Entry)).all() == []

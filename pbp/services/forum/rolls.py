@@ -33,6 +33,7 @@ from pbp.models import Campaign, Character, User
 from pbp.models.forum import ROLL_ID_LENGTH, CampaignSecret, Post, Roll
 from pbp.rules import dice
 from pbp.rules.dice import Mismatch, RollCommand, RollResult
+from pbp.rules.dice.sentences import plain_sentence
 from pbp.services.forum import sheets
 
 SEED_BYTES = 32
@@ -120,6 +121,13 @@ class RollView:
     @property
     def faces(self) -> list[tuple[int, int]]:
         return [tuple(f) for f in (self.result or {}).get("faces", [])]
+
+    @property
+    def sentence(self) -> str:
+        """The roll in plain words, shown before its technical line; "" unless shown."""
+        if self.state == "shown" and self.result:
+            return plain_sentence(self.result)
+        return ""
 
     @property
     def text(self) -> str:

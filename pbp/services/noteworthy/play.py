@@ -92,6 +92,11 @@ def joined_after_opening(turn: Turn, character: Character) -> bool:
     return bool(snapshot) and str(character.id) not in snapshot
 
 
+def opening_turns(count: int) -> str:
+    """The opening turns in words: "the first turn", "the first 2 turns"."""
+    return "the first turn" if count == 1 else f"the first {count} turns"
+
+
 def challenge_option(
     *, session: Session, campaign: Campaign, character: Character, turn: Turn | None
 ) -> ChallengeOption:
@@ -100,7 +105,7 @@ def challenge_option(
         return ChallengeOption(False, "No turn is open.")
     if turn.number <= opening:
         return ChallengeOption(
-            False, f"No challenges are permitted in the first {opening} turns of the game."
+            False, f"No challenges are permitted in {opening_turns(opening)} of the game."
         )
     if joined_after_opening(turn, character):
         # Issue #27 item 4: not offered a challenge the tally would rule invalid.
