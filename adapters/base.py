@@ -84,6 +84,8 @@ class FeedEntry:
     comment_count: int | None = None
     author_uri: str | None = None
     tags: tuple[str, ...] = ()
+    # The Markdown ``body_html`` was rendered from: pbp's own blog only (a feed gives HTML).
+    body_source: str | None = None
 
     @property
     def normalized_source_id(self) -> str | None:

@@ -298,6 +298,7 @@ def put_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
             session=call.session, campaign=campaign, user=call.user
         ),
         chosen=chosen,
+        keys=call.body.model_dump().keys(),
     )
     return s.MailPreferences(**saved)
 

@@ -446,6 +446,11 @@ class EntryOut(Out):
     title: str
     url: str | None
     body_html: str
+    body_source: str | None = Field(
+        default=None,
+        description="The Markdown the player wrote on pbp's own blog (edit from this); null "
+        "for an entry read from a feed, or written before pbp kept the Markdown.",
+    )
     mood: str | None = Field(description="The mood as the rules read it.")
     mood_raw: str | None
     published_at: datetime | None

@@ -111,6 +111,10 @@ class Entry(SQLModel, table=True):
     url: str | None = Field(default=None, max_length=2000)
     title: str = Field(default="", max_length=1000)
     body_html: str = Field(default="", sa_type=sa.Text)
+    # The Markdown its writer typed on pbp's own blog, which the edit page shows again
+    # (issue #27 item 6). NULL for feed entries, whose source is their blog's HTML, and
+    # for entries written before it was kept.
+    body_source: str | None = Field(default=None, sa_type=sa.Text)
     mood_raw: str | None = Field(default=None, max_length=200)
     mood: str | None = Field(default=None, max_length=200, index=True)
     published_at: datetime | None = _time(index=True)
@@ -136,6 +140,7 @@ class EntryRevision(SQLModel, table=True):
     seen_at: datetime = _created()
     title: str = Field(default="", max_length=1000)
     body_html: str = Field(default="", sa_type=sa.Text)
+    body_source: str | None = Field(default=None, sa_type=sa.Text)  # as on Entry
     mood_raw: str | None = Field(default=None, max_length=200)
     mood: str | None = Field(default=None, max_length=200)
     content_hash: str = Field(max_length=64)

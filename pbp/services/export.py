@@ -38,7 +38,9 @@ from pbp.models import (
     Turn,
     User,
 )
+from pbp.services.noteworthy import note_counts
 from pbp.services.noteworthy.history import History, TurnLine, build_history
+from pbp.services.noteworthy.note_counts import NoteCount
 from pbp.services.noteworthy.svg_chart import standings_chart
 from pbp.templating import web_url
 
@@ -197,6 +199,7 @@ class ArchivedNote:
     note: Note
     author: str
     body_html: str
+    count: NoteCount | None = None  # how it counted, from its resolved turn's result
 
 
 @dataclass
@@ -300,13 +303,17 @@ def gather_archive(*, session: Session, campaign: Campaign, base_url: str | None
             body_html=localize_html(e.body_html, bases[e.id]),
             url=web_url(e.url),
         )
+    counts: dict[object, NoteCount] = {}
+    for turn in rows["turns"]:
+        counts |= note_counts.of_turn_result(turn.result if turn.status == "resolved" else None)
     for note in rows["notes"]:
         if note.entry_id not in entries:
             continue  # on a hidden entry
         mapped = characters.get(note.author_character_id)
         author = mapped.name if mapped else f"{note.author_name or 'anonymous'} (unmapped)"
         body = localize_html(note.body_html, bases[note.entry_id])
-        entries[note.entry_id].notes.append(ArchivedNote(note, author, body))
+        archived = ArchivedNote(note, author, body, counts.get(note.id))
+        entries[note.entry_id].notes.append(archived)
     events = defaultdict(list)
     for event in rows["events"]:
         events[event.turn_id].append((event, characters.get(event.character_id)))

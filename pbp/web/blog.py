@@ -114,7 +114,7 @@ def _edit_page(slug: str, character: str, entry_id: int, preview=None):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     access.visiting(campaign)
     author, entry = _entry(session, campaign, character, entry_id)
-    hosted_blog.own_entry(
+    start = hosted_blog.edit_form(
         session=session, actor=current_account(), campaign=campaign, entry_id=entry_id
     )
     typed = None
@@ -124,6 +124,7 @@ def _edit_page(slug: str, character: str, entry_id: int, preview=None):
         "blog/edit.html",
         campaign=campaign,
         entry=entry,
+        start=start,
         author=author,
         moods=_mood_suggestions(campaign),
         typed=typed,
@@ -240,6 +241,7 @@ def entry(slug: str, character: str, entry_id: int):
         character_slug=character,
         entry_id=entry_id,
         user=current_account(),
+        now=now(),
     )
     note_error = refused("blog.add_note")
     typed_note = {k: request.form.get(k, "") for k in NOTE_FIELDS} if note_error else None
@@ -259,6 +261,8 @@ def entry(slug: str, character: str, entry_id: int):
         versions=page.versions,
         typed_note=typed_note,
         note_error=note_error,
+        editable=page.editable,
+        note_counts=page.note_counts,
     )
 
 

@@ -143,14 +143,31 @@ def _form_context(campaign: Campaign, viewer: Viewer, draft=None, **extra) -> di
 
 @bp.get("/c/<slug>/forum/")
 def index(slug: str):
+    """The scenes first, then the reader's own character and how to roll (issue #27 item
+    9); how the dice can be checked is a page of its own (`fairness`)."""
     campaign = _forum(slug)
     session, viewer = get_session(), _viewer(campaign)
-    secret = rolls.get_secret(session=session, campaign=campaign)
     return render_template(
         "forum/index.html",
         campaign=campaign,
         viewer=viewer,
         threads=threads.list_threads(session=session, campaign=campaign, viewer=viewer),
+        mine=threads.own_characters(session=session, campaign=campaign, viewer=viewer),
+        roll_help=rolls.roll_help(campaign.ruleset),
+    )
+
+
+@bp.get("/c/<slug>/forum/fairness")
+def fairness(slug: str):
+    """Dice no one can fake: the commitment, how rolls are made, who sees them, and the
+    seed once the campaign has ended."""
+    campaign = _forum(slug)
+    session, viewer = get_session(), _viewer(campaign)
+    secret = rolls.get_secret(session=session, campaign=campaign)
+    return render_template(
+        "forum/fairness.html",
+        campaign=campaign,
+        viewer=viewer,
         commitment=secret.commitment if secret else None,
         seed=rolls.revealed_seed(secret),
         roll_visibility=ROLL_VISIBILITY,

@@ -17,7 +17,6 @@ from flask import Blueprint, current_app, render_template, request, url_for
 from pbp.db import get_session
 from pbp.services import campaigns
 from pbp.services.mail import preferences as mail_preferences
-from pbp.services.mail.preferences import PREFERENCE_LABELS
 from pbp.web.access import login_required, require_member
 from pbp.web.actions import Act, action, refused
 
@@ -39,7 +38,10 @@ def _preferences_page(slug: str):
         ticked = request.form.getlist("on")
         chosen = {key: key in ticked for key in chosen}
     return render_template(
-        "mail/pages/preferences.html", campaign=campaign, chosen=chosen, labels=PREFERENCE_LABELS
+        "mail/pages/preferences.html",
+        campaign=campaign,
+        chosen=chosen,
+        labels=mail_preferences.offered(campaign),
     )
 
 

@@ -29,6 +29,7 @@ class NavItem:
 SECTIONS = {
     "public.campaign": "home",
     "forum.index": "home",
+    "forum.fairness": "home",
     "forum.thread": "home",
     "forum.new_thread": "home",
     "forum.edit": "home",
@@ -36,6 +37,8 @@ SECTIONS = {
     "forum.roll": "home",
     "turns": "turns",
     "characters": "characters",
+    # Writing is the planet's own action (its "Write an entry" link): issue #27 item 10.
+    "blog.write": "home",
     "blog": "characters",
     "player": "characters",
     "history": "history",

@@ -90,11 +90,13 @@ def _planet_page(slug: str, key: tuple, args: dict, user) -> str:
         view = planet.planet(session=db, campaign=campaign, **args)
         return render_template("_planet.html", campaign=campaign, view=view)
 
+    mine = play.character_of(session=db, campaign=campaign, user=user)
     return render_template(
         "campaign.html",
         campaign=campaign,
         planet_html=Markup(cached(key, render)),
-        mine=play.character_of(session=db, campaign=campaign, user=user),
+        header=planet.turn_header(session=db, campaign=campaign, reader=mine),
+        mine=mine,
         membership=current_membership(campaign),
     )
 

@@ -36,6 +36,35 @@ def time_tag(moment: datetime | None, zone: str = "UTC", seconds: bool = False) 
     return Markup('<time datetime="{}">{}</time>').format(iso(moment), shown)
 
 
+def long_time(moment: datetime, zone: str = "UTC") -> str:
+    """ "Thursday 3 December, 03:42 UTC": a deadline as people say it, in `zone`."""
+    local = in_zone(moment, zone)
+    return f"{local:%A} {local.day} {local:%B}, {local:%H:%M} {local.tzname() or zone}"
+
+
+def deadline_tag(moment: datetime | None, zone: str = "UTC") -> Markup:
+    """A deadline in the campaign's zone, then the reader's own time (issue #27 item 10):
+    "Thursday 3 December, 03:42 UTC (04:42 your time)". pbp/static/times.js writes the
+    reader's time, with the day when it is another one, and hides it when it is the same
+    time; before it runs the page shows the time in UTC (hidden for a campaign in UTC)."""
+    if moment is None:
+        return Markup("")
+    local, utc = in_zone(moment, zone), in_zone(moment, "UTC")
+    in_utc = f"{utc:%H:%M} UTC" if utc.date() == local.date() else long_time(moment)
+    same = local.utcoffset() == utc.utcoffset()
+    return Markup(
+        '<time class="deadline" datetime="{iso}">{shown}</time>'
+        '<span class="your-time"{hidden}> (<time datetime="{iso}" data-shown="{mark}">'
+        "{in_utc}</time>)</span>"
+    ).format(
+        iso=iso(moment),
+        shown=long_time(moment, zone),
+        hidden=Markup(" hidden") if same else "",
+        mark=f"{local:%Y-%m-%dT%H:%M}",
+        in_utc=in_utc,
+    )
+
+
 def countdown(deadline: datetime | None, now: datetime) -> str:
     """ "closes in 2 days 3 h", "closes in 14 min", or "" once passed."""
     if deadline is None:
@@ -60,3 +89,4 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["zoned"] = zoned
     app.jinja_env.filters["iso"] = iso
     app.jinja_env.filters["time_tag"] = time_tag
+    app.jinja_env.filters["deadline_tag"] = deadline_tag

@@ -65,7 +65,7 @@ def test_challenge_picker_is_disabled_in_opening_turns_with_the_reason(
     campaign, (ada, *_) = game
     login_as(auth, db_session, ada)
     page = client.get(f"/c/{campaign.slug}/write")
-    assert b"No challenges are permitted in the first 1 turns" in page.data
+    assert b"No challenges are permitted in the first turn of the game" in page.data
     refused = write(auth, campaign, mood="Challenging", target="1")
     assert refused.status_code == 422 and b"No challenges are permitted" in refused.data
     assert db_session.exec(select(Entry)).all() == []
@@ -272,3 +272,102 @@ def test_character_pages_show_this_turns_challenges_with_live_counts(
     assert "from Ada</a>:" in bram_page and "1 support · 0 oppose" in bram_page
     assert f"/c/{campaign.slug}/{ada.slug}/{entry.id}" in bram_page
     assert "Turn 2 (open)" not in cleo_page
+
+
+def _textarea(html: str) -> str:
+    """The edit page's entry text, as the browser would show it."""
+    import html as html_module
+
+    start = html.index('<textarea id="body"')
+    text = html[html.index(">", start) + 1 : html.index("</textarea>", start)]
+    return html_module.unescape(text).removeprefix("\n")
+
+
+def test_the_edit_page_shows_the_markdown_the_player_wrote(client, auth, game, db_session, clock):
+    """Issue #27 item 6: editing a Markdown entry shows that Markdown again, not the HTML it
+    became; the picker's "Target:" line is kept in it (it names the target), and an edit's
+    Markdown is the next edit's text."""
+    campaign, (ada, bram, *_) = game
+    next_turn(db_session, campaign, clock)
+    login_as(auth, db_session, ada)
+    typed = "Bram *lied* to me.\n\n- once\n- twice"
+    write(auth, campaign, title="Bram!", mood="Challenging", target=str(bram.id), body=typed)
+    entry = db_session.exec(select(Entry).where(Entry.title == "Bram!")).one()
+    url = f"/c/{campaign.slug}/{ada.slug}/{entry.id}/edit"
+    page = client.get(url).get_data(as_text=True)
+    assert _textarea(page) == f"Target: Bram\n\n{typed}"
+    assert "<em>" not in _textarea(page) and "before pbp kept the Markdown" not in page
+
+    edited = f"Target: Bram\n\n{typed}\n\n**Thrice.**"
+    saved = auth.post(url, {"title": "Bram!", "mood": "Challenging", "body": edited})
+    assert saved.status_code == 302
+    assert _textarea(client.get(url).get_data(as_text=True)) == edited
+    # A withdrawal changes the mood only: the Markdown stays the one to edit.
+    auth.post(f"/c/{campaign.slug}/{ada.slug}/{entry.id}/withdraw", {})
+    assert _textarea(client.get(url).get_data(as_text=True)) == edited
+    db_session.expire_all()
+    sources = db_session.exec(
+        select(EntryRevision.body_source)
+        .where(EntryRevision.entry_id == entry.id)
+        .order_by(EntryRevision.id)
+    ).all()
+    assert sources == [f"Target: Bram\n\n{typed}", edited, edited]
+
+
+def test_an_entry_from_before_the_markdown_was_kept_shows_its_html_and_says_so(
+    client, auth, game, db_session
+):
+    campaign, (ada, *_) = game
+    entry = hosted_blog.store_entry(
+        session=db_session,
+        character=ada,
+        title="Old",
+        body_markdown="An *old* entry.",
+        mood="Calm",
+        now=T0 + timedelta(minutes=5),
+    )
+    entry.body_source = None  # as stored before migration 0012
+    db_session.commit()
+    login_as(auth, db_session, ada)
+    page = client.get(f"/c/{campaign.slug}/{ada.slug}/{entry.id}/edit").get_data(as_text=True)
+    assert "<em>old</em>" in _textarea(page)
+    assert "written before pbp kept the Markdown you type: the box shows the HTML" in page
+
+
+def test_an_entry_read_from_a_feed_is_not_editable_on_pbp(client, auth, game, db_session):
+    """A feed's entry is HTML from its blog: edited there, not on pbp."""
+    from adapters.base import FeedEntry, ParsedFeed
+    from pbp.models import Blog
+    from pbp.services.noteworthy.ingest import ingest_parsed
+
+    campaign, (ada, *_) = game
+    blog = db_session.exec(select(Blog).where(Blog.character_id == ada.id)).one()
+    blog.kind, blog.feed_url = "external", "https://ada.example.net/feed"
+    item = FeedEntry(
+        source_id="https://ada.example.net/1",
+        url="https://ada.example.net/1",
+        title="From my blog",
+        author=None,
+        published=T0 + timedelta(minutes=5),
+        updated=None,
+        body_html="<p>Written <em>elsewhere</em>.</p>",
+        raw_mood="Calm",
+        mood_source="field",
+        fallback_key="x",
+    )
+    parsed = ParsedFeed(kind="rss", title="Ada", site_url=None, entries=(item,))
+    ingest_parsed(
+        session=db_session,
+        blog=blog,
+        parsed=parsed,
+        now=T0 + timedelta(minutes=6),
+        campaign_id=campaign.id,
+    )
+    db_session.commit()
+    entry = db_session.exec(select(Entry).where(Entry.title == "From my blog")).one()
+    login_as(auth, db_session, ada)
+    page = client.get(f"/c/{campaign.slug}/{ada.slug}/{entry.id}")
+    assert f"/{entry.id}/edit" not in page.get_data(as_text=True)
+    refused = client.get(f"/c/{campaign.slug}/{ada.slug}/{entry.id}/edit")
+    assert refused.status_code == 400
+    assert "edit it on your blog" in refused.get_data(as_text=True)

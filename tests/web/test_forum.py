@@ -209,7 +209,7 @@ def test_the_gm_starts_and_ends_the_campaign(auth, client, db_session, table):
     assert auth.post(f"{_base(table)}/forum/end").status_code == 403
     auth.logout()
     auth.login(table.gm)
-    front = f"{_base(table)}/forum/"
+    front = f"{_base(table)}/forum/fairness"
     secret = db_session.exec(select(CampaignSecret)).one()
     html = client.get(front).get_data(as_text=True)
     assert secret.commitment in html and secret.seed not in html

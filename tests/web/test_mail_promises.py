@@ -18,7 +18,12 @@ from pbp.services import campaigns
 from pbp.services.forum import posts
 from pbp.services.forum.drafts import Draft
 from pbp.services.mail import notifications
-from pbp.services.mail.preferences import PREFERENCE_LABELS, PREFERENCES
+from pbp.services.mail.preferences import (
+    FORUM_PREFERENCES,
+    NOTEWORTHY_PREFERENCES,
+    PREFERENCE_LABELS,
+    PREFERENCES,
+)
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog, turns
 from tests.helpers import Api, AuthActions, make_token, wire
@@ -356,11 +361,15 @@ def _run_digest_job(app) -> None:
 
 
 def test_the_preferences_page_has_a_box_for_every_preference(db_session, game):
+    """Every preference a Noteworthy campaign's mail has; the forum's scenes are a forum
+    campaign's (tests/web/test_words_and_layout.py)."""
     game.login("Ada")
     html = game.auth._client.get(f"/c/{game.slug}/me/mail").get_data(as_text=True)
     for key, label in PREFERENCE_LABELS.items():
-        assert f'value="{key}"' in html and label in html
+        shown = f'value="{key}"' in html and label in html
+        assert shown == (key in NOTEWORTHY_PREFERENCES), key
     assert set(PREFERENCE_LABELS) == set(PREFERENCES)
+    assert set(NOTEWORTHY_PREFERENCES) | set(FORUM_PREFERENCES) == set(PREFERENCES)
 
 
 def test_the_preferences_api_matches_the_page(db_session, game):

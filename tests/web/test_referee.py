@@ -221,7 +221,9 @@ def test_the_schedule_reminder_is_set_on_the_settings_form(client, auth, game, d
     turn = db_session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).one()
     at = turn.deadline.replace(tzinfo=turn.deadline.tzinfo or UTC) - timedelta(hours=6)
     board = client.get(base + "/").get_data(as_text=True)
-    assert f'players with no entry yet are reminded <time datetime="{at.isoformat()}">' in board
+    when = f'<time class="deadline" datetime="{at.isoformat()}">'
+    reminded = f"players with no entry yet are reminded {when}"
+    assert reminded in board
 
 
 def test_private_feed_address_is_refused_when_private_feeds_are_off(client, auth, game, app):

@@ -66,8 +66,8 @@ def test_deadline_in_the_campaigns_zone_with_a_countdown(client, auth, game, clo
     _open_turn(auth, campaign, ada)
     page = client.get(f"/c/{campaign.slug}/turns/1").get_data(as_text=True)
     # T0 is 09:00 UTC on 1 July; 30 hours later is 15:00 UTC, 17:00 in Stockholm (CEST).
-    assert "2026-07-02 17:00 CEST" in page
-    assert "2026-07-02 15:00 UTC" in page  # the reader's own zone before the script runs
+    assert "Thursday 2 July, 17:00 CEST" in page
+    assert ">15:00 UTC</time>)" in page  # the reader's own zone before the script runs
     assert "closes in 1 day 6 h" in page
     clock.now = T0 + timedelta(hours=29, minutes=30)
     assert "closes in 30 min" in client.get(f"/c/{campaign.slug}/turns/1").get_data(as_text=True)
@@ -158,3 +158,37 @@ def test_unknown_turn_is_a_404_page(client, game):
     page = client.get(f"/c/{campaign.slug}/turns/9")
     assert page.status_code == 404
     assert "has no turn 9 yet" in page.get_data(as_text=True)
+
+
+def test_resolved_turn_shows_the_referees_consequence(client, auth, game, clock, db_session):
+    """Issue #27 item 7: the results mail links to the turn page, which shows the
+    consequence the referee wrote when resolving, under its challenge."""
+    campaign, referee, (ada, bram, cleo, *_) = game
+    auth.login(referee)
+    _open_turn(auth, campaign, ada)
+    entry = hosted_blog.store_entry(
+        session=db_session,
+        character=ada,
+        title="Bram, beware",
+        body_markdown="Target: Bram\n\nI challenge you.",
+        mood="Challenging",
+        now=T0 + timedelta(hours=1),
+    )
+    hosted_blog.store_note(
+        session=db_session,
+        entry=entry,
+        author=cleo,
+        body_markdown="noted",
+        stance="support",
+        now=T0 + timedelta(hours=2),
+    )
+    db_session.commit()
+    base = f"/c/{campaign.slug}/referee"
+    clock.now = T0 + timedelta(hours=12)
+    auth.post(base + "/close", {})
+    words = "Bram is run out of the guild hall at dawn."
+    auth.post(base + "/resolve", {f"consequence_{entry.id}": words})
+    auth.logout()
+    auth.login(db_session.get(User, bram.user_id))
+    page = client.get(f"/c/{campaign.slug}/turns/1").get_data(as_text=True)
+    assert "Result" in page and words in page

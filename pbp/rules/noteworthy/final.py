@@ -229,7 +229,8 @@ def endgame_after(
         return Endgame(EndgamePhase.WON, finalists, final.winner_id, why), None
     active = tuple(c.id for c in standings if c.active)
     if len(active) > 2:
-        return Endgame(EndgamePhase.IN_PLAY, (), None, f"{len(active)} characters active."), None
+        why = f"{len(active)} characters active{_not_active(standings, ctx)}."
+        return Endgame(EndgamePhase.IN_PLAY, (), None, why), None
     if len(active) == 2:
         why = f"Only {ctx.name(active[0])} and {ctx.name(active[1])} remain: the final is next."
         return Endgame(EndgamePhase.FINAL_NEXT, active, None, why), None
@@ -237,6 +238,22 @@ def endgame_after(
         why = f"{ctx.name(active[0])} is the last active character and wins the game."
         return Endgame(EndgamePhase.WON, (), active[0], why), None
     return _nobody_left(ctx, book)
+
+
+def _not_active(standings: tuple[Character, ...], ctx: TurnContext) -> str:
+    """Who of the roster is not active, and why: "; not active: Dov (an outsider before
+    this turn), Eli (becomes an outsider this turn)" (issue #27 item 10: "3 characters
+    active" with 4 on the roster left readers counting)."""
+    out = []
+    for c in standings:
+        if c.active:
+            continue
+        before = ctx.character(c.id)
+        if before is not None and before.active:
+            out.append(f"{c.name} (becomes an outsider this turn)")
+        else:
+            out.append(f"{c.name} (an outsider before this turn)")
+    return f"; not active: {', '.join(out)}" if out else ""
 
 
 def _nobody_left(ctx: TurnContext, book: RulingBook) -> tuple[Endgame, Flag | None]:

@@ -34,6 +34,7 @@ from pbp.models import Campaign, Character, User
 from pbp.models.forum import ROLL_ID_LENGTH, CampaignSecret, Post, Roll
 from pbp.rules import dice
 from pbp.rules.dice import Mismatch, RollCommand, RollResult
+from pbp.rules.dice.sentences import plain_sentence
 from pbp.services.forum import seeds, sheets
 
 SEED_BYTES = seeds.SEED_BYTES
@@ -52,6 +53,30 @@ AFTER_THE_END = (
     "When the GM ends the campaign the seed is revealed and every roll's dice are published "
     "(without the words around them), so anyone can check every roll."
 )
+
+# The forum's front page: a few lines of `/roll` for the campaign's ruleset, and the ones
+# every forum game has (the README's "Forum games and dice you can check" has them all).
+ROLL_HELP_COMMON = (
+    ("/roll 2d6+1", "any dice: NdM, plus or minus a number"),
+    ("/roll 4d6kh3", "keep the highest 3 (kl: the lowest); d6! explodes on a 6"),
+)
+ROLL_HELP = {
+    "one": (
+        ('/roll one skill="Short Blade" mod=-2', "a ONE check against your sheet's skill"),
+        ("/roll one contest skill=8 vs=7", "a Contest of Skill against an opponent"),
+    ),
+    "noir": (
+        ("/roll noir difficulty skill=7 mod=+5", "a Noir roll against the difficulty of 20"),
+        ("/roll noir opposed skill=6 vs=8", "a Noir roll against an opponent"),
+        ("/roll noir damage 3T+2", "a damage roll"),
+    ),
+}
+
+
+def roll_help(ruleset: str) -> tuple[tuple[str, str], ...]:
+    """The `/roll` lines the front page shows for `ruleset`: its own first."""
+    return ROLL_HELP.get(ruleset, ()) + ROLL_HELP_COMMON
+
 
 # -- who sees a roll ---------------------------------------------------------------------
 
@@ -97,6 +122,13 @@ class RollView:
     @property
     def faces(self) -> list[tuple[int, int]]:
         return [tuple(f) for f in (self.result or {}).get("faces", [])]
+
+    @property
+    def sentence(self) -> str:
+        """The roll in plain words, shown before its technical line; "" unless shown."""
+        if self.state == "shown" and self.result:
+            return plain_sentence(self.result)
+        return ""
 
     @property
     def text(self) -> str:

@@ -87,6 +87,14 @@ def postable_characters(*, session: Session, campaign: Campaign, viewer: Viewer)
     ]
 
 
+def own_characters(*, session: Session, campaign: Campaign, viewer: Viewer) -> list[Character]:
+    """The characters the viewer plays (the GM's front page lists none of theirs: they
+    post as anyone)."""
+    if not viewer.is_member or viewer.user_id is None:
+        return []
+    return [c for c in characters_of(session, campaign) if c.user_id == viewer.user_id]
+
+
 def set_watch(
     *, session: Session, campaign: Campaign, thread: Thread, user: User, on: bool, now: datetime
 ) -> bool:

@@ -30,6 +30,10 @@ PREFERENCE_LABELS = {
     "notes_as_mine": "notes read from other blogs as yours, with how pbp read them",
     "challenges": "challenges against your character",
 }
+# Which preferences each kind of campaign has a use for (issue #27 item 10: a Noteworthy
+# member was offered mail about forum scenes it has none of).
+FORUM_PREFERENCES = ("forum",)
+NOTEWORTHY_PREFERENCES = tuple(k for k in PREFERENCES if k not in FORUM_PREFERENCES)
 # Message kind -> the preference that governs it; kinds not listed are always sent
 # (invites and password resets answer something the person just did).
 PREFERENCE_OF = {
@@ -61,15 +65,31 @@ def set_preference(*, session: Session, membership: Membership, preference: str,
     session.flush()
 
 
+def offered(campaign: Campaign) -> dict[str, str]:
+    """The preferences the campaign's page offers, with their labels: the mail a
+    Noteworthy game sends, or a forum game's."""
+    keys = NOTEWORTHY_PREFERENCES if campaign.ruleset == "noteworthy" else FORUM_PREFERENCES
+    return {key: PREFERENCE_LABELS[key] for key in PREFERENCE_LABELS if key in keys}
+
+
 def save_preferences(
-    *, session: Session, membership: Membership, chosen: Collection[str]
+    *,
+    session: Session,
+    membership: Membership,
+    chosen: Collection[str],
+    keys: Collection[str] | None = None,
 ) -> dict[str, bool]:
-    """The preferences page's form: every kind of mail on if it is in `chosen`, off if
-    not (an unchecked box is simply absent from a form). Returns the new preferences."""
+    """The preferences page's form: every kind of mail in `keys` on if it is in `chosen`,
+    off if not (an unchecked box is simply absent from a form); the others are kept.
+    `keys` defaults to what the campaign's page offers (`offered`); the API sends them
+    all. Returns the new preferences."""
     unknown = sorted(set(chosen) - set(PREFERENCES))
     if unknown:
         raise UserError(f"there is no kind of email called {unknown[0]!r}")
-    membership.notify = {**(membership.notify or {}), **{k: k in chosen for k in PREFERENCES}}
+    if keys is None:
+        campaign = session.get(Campaign, membership.campaign_id)
+        keys = offered(campaign) if campaign is not None else PREFERENCES
+    membership.notify = {**(membership.notify or {}), **{k: k in chosen for k in keys}}
     session.add(membership)
     session.flush()
     return preferences(membership)

@@ -4,7 +4,8 @@ final) decided here rather than in the view."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -13,7 +14,9 @@ from pbp.models import Blog, Campaign, Challenge, Character, Entry, EntryRevisio
 from pbp.rules import noteworthy as nw
 from pbp.services import campaigns
 from pbp.services.noteworthy import hidden_entries, hosted_blog, play, turns
+from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.note_counts import NoteCount
 
 
 @dataclass(frozen=True)
@@ -31,10 +34,21 @@ class EntryPage:
     may_hide: bool = False
     # A hidden entry's every version, for the referee (hidden_entries.versions).
     versions: tuple[EntryRevision, ...] = ()
+    # The viewer wrote it on pbp's own blog: they may edit it here (a feed's entry is
+    # edited on its blog).
+    editable: bool = False
+    # How each note counts, by note id, in the tally's words (issue #27 item 4).
+    note_counts: dict[Any, NoteCount] = field(default_factory=dict)
 
 
 def entry_page(
-    *, session: Session, campaign: Campaign, character_slug: str, entry_id: int, user: User | None
+    *,
+    session: Session,
+    campaign: Campaign,
+    character_slug: str,
+    entry_id: int,
+    user: User | None,
+    now: datetime | None = None,
 ) -> EntryPage:
     author, entry = hosted_blog.entry_at(
         session=session, campaign=campaign, character_slug=character_slug, entry_id=entry_id
@@ -46,14 +60,25 @@ def entry_page(
     names = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
     turn = play.open_turn(session=session, campaign=campaign)
     mine = play.character_of(session=session, campaign=campaign, user=user)
-    result = None
-    if turn is not None and entry.turn_id == turn.id and entry.mood == nw.CHALLENGING:
+    final = play.finalists(session=session, campaign=campaign, turn=turn)
+    result, counts = None, {}
+    in_open_turn = turn is not None and entry.turn_id == turn.id
+    if in_open_turn and (entry.mood == nw.CHALLENGING or notes):
+        assert turn is not None  # in_open_turn
         tally = tally_service.tally(session=session, campaign=campaign, turn=turn)
         result = tally.challenge_for(entry.id)
+        counts = counting.of_tally(tally, {i: c.name for i, c in names.items()})
+    elif notes and entry.turn_id is not None:
+        counts = _counts_of_turn(session, campaign, entry.turn_id)
     refusal = play.note_refusal(entry=entry, turn=turn)
-    final = play.finalists(session=session, campaign=campaign, turn=turn)
     position = play.position_refusal(
-        character=mine, entry=entry, target_id=result.target_id if result else None, final=final
+        character=mine,
+        entry=entry,
+        target_id=result.target_id if result else None,
+        final=final,
+        turn=turn,
+        challenge=result,
+        fair_interval_ends=play.fair_interval_ended(campaign, result, now),
     )
     return EntryPage(
         author=author,
@@ -71,8 +96,13 @@ def entry_page(
             and entry.hidden_at is None
             and turn is not None
             and entry.turn_id == turn.id
+            and not play.was_challenge(session=session, entry=entry)
         ),
         versions=_versions_for(session, campaign, entry, author, user),
+        editable=mine is not None
+        and mine.id == author.id
+        and hosted_blog.editable(session=session, entry=entry),
+        note_counts={n.id: counts[n.id] for n in notes if n.id in counts},
     )
 
 
@@ -82,6 +112,19 @@ def _versions_for(session, campaign, entry, author, user) -> tuple[EntryRevision
     if entry.hidden_at is None or user is None or author.user_id == user.id:
         return ()
     return tuple(hidden_entries.versions(session=session, entry=entry))
+
+
+def _counts_of_turn(session: Session, campaign: Campaign, turn_id: int) -> dict[Any, NoteCount]:
+    """How the notes of a turn not open now counted: the result a resolved turn keeps, or
+    the tally of a closed one waiting to be resolved."""
+    turn = session.get(Turn, turn_id)
+    if turn is None or turn.status == "open":
+        return {}
+    if turn.status == "resolved":
+        return counting.of_turn_result(turn.result)
+    tally = tally_service.tally(session=session, campaign=campaign, turn=turn)
+    names = {c.id: c.name for c in campaigns.characters(session=session, campaign=campaign)}
+    return counting.of_tally(tally, names)
 
 
 @dataclass(frozen=True)

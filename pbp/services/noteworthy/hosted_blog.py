@@ -15,6 +15,7 @@ items, so the tally never knows where an entry came from.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlmodel import Session, select
@@ -52,7 +53,9 @@ def builtin_blog(*, session: Session, character: Character) -> Blog:
     return blog
 
 
-def _feed_entry(source_id: str, title: str, body_html: str, mood: str | None, now):
+def _feed_entry(
+    source_id: str, title: str, body_html: str, mood: str | None, now, source: str | None
+):
     return FeedEntry(
         source_id=source_id,
         url=None,
@@ -64,6 +67,7 @@ def _feed_entry(source_id: str, title: str, body_html: str, mood: str | None, no
         raw_mood=mood,
         mood_source="field",
         fallback_key=fallback_key(title, now),
+        body_source=source,
     )
 
 
@@ -117,13 +121,22 @@ def write_entry(
     check_length(body, limits.ENTRY_BODY, "an entry")
     _check_heading(title, mood)
     _, target = _write_checks(session, actor, campaign, mood, target_id)
-    html = rendered(session=session, text=play.with_target(body, mood, target))
+    # The picker's "Target:" line is part of the source: editing the entry keeps its target.
+    source = play.with_target(body, mood, target)
+    html = rendered(session=session, text=source)
     # The render ended the transaction: the checks that guard the write run again.
     character, checked = _write_checks(session, actor, campaign, mood, target_id)
     if checked != target:
         raise Conflict("the character you challenge changed name while you wrote: send again")
     return _store_entry_html(
-        session=session, character=character, title=title, html=html, mood=mood, now=now, mail=mail
+        session=session,
+        character=character,
+        title=title,
+        html=html,
+        source=source,
+        mood=mood,
+        now=now,
+        mail=mail,
     )
 
 
@@ -140,6 +153,42 @@ def own_entry(
     if row.entry.hidden_at is not None:
         raise UserError("you hid this entry: it can no longer be changed")
     return character, row.entry
+
+
+@dataclass(frozen=True)
+class EditForm:
+    """What the edit page starts from: the writer's character, the entry and its text."""
+
+    character: Character
+    entry: Entry
+    text: str
+    # False for an entry written before pbp kept the Markdown (issue #27 item 6): `text` is
+    # then the stored HTML, shown as it is (Markdown passes HTML through, so saving it
+    # unchanged keeps the entry as it was).
+    markdown: bool
+
+
+def edit_form(
+    *, session: Session, actor: User | None, campaign: Campaign, entry_id: int
+) -> EditForm:
+    """The edit page of the actor's own entry: the Markdown they typed, not the HTML it
+    became. An entry read from a feed is refused: its source is the blog it came from."""
+    character, entry = own_entry(session=session, actor=actor, campaign=campaign, entry_id=entry_id)
+    if not editable(session=session, entry=entry):
+        raise UserError(
+            "this entry was read from your blog's feed: edit it on your blog, "
+            "and pbp reads the change at its next poll"
+        )
+    if entry.body_source is not None:
+        return EditForm(character, entry, entry.body_source, markdown=True)
+    return EditForm(character, entry, entry.body_html, markdown=False)
+
+
+def editable(*, session: Session, entry: Entry) -> bool:
+    """Whether pbp can edit `entry`: one written on pbp's own blog, which its character
+    still keeps there (a feed's entries are edited on their blog)."""
+    blog = session.get(Blog, entry.blog_id)
+    return blog is not None and blog.kind == "builtin" and entry.url is None
 
 
 def _edit_checks(
@@ -182,6 +231,7 @@ def edit_entry(
         editor=character,
         title=title,
         html=html,
+        source=body,
         mood=mood,
         now=now,
         mail=mail,
@@ -216,6 +266,7 @@ def withdraw_entry(
         editor=character,
         title=entry.title,
         html=clean_html(play.markdown_source(latest)),
+        source=entry.body_source,
         mood=play.WITHDRAWN_MOOD,
         now=now,
         mail=mail,
@@ -223,7 +274,12 @@ def withdraw_entry(
 
 
 def _note_checks(
-    session: Session, actor: User | None, campaign: Campaign, entry_id: int, stance: str
+    session: Session,
+    actor: User | None,
+    campaign: Campaign,
+    entry_id: int,
+    stance: str,
+    now: datetime,
 ) -> tuple[Character, Entry]:
     character = play.player_character(session=session, campaign=campaign, user=actor)
     entry = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id).entry
@@ -233,7 +289,12 @@ def _note_checks(
         raise UserError(refusal)
     if stance != "none":
         why = play.stance_refusal(
-            session=session, campaign=campaign, character=character, entry=entry, turn=turn
+            session=session,
+            campaign=campaign,
+            character=character,
+            entry=entry,
+            turn=turn,
+            now=now,
         )
         if why:
             raise UserError(why)
@@ -261,9 +322,9 @@ def post_note(
     if stance not in STANCE_MARKERS:
         raise UserError("a position is Support, Oppose or No position")
     text = _note_text(body, stance, fate)
-    _note_checks(session, actor, campaign, entry_id, stance)
+    _note_checks(session, actor, campaign, entry_id, stance, now)
     html = rendered(session=session, text=text)
-    character, entry = _note_checks(session, actor, campaign, entry_id, stance)
+    character, entry = _note_checks(session, actor, campaign, entry_id, stance, now)
     return _store_note_html(
         session=session, entry=entry, author=character, html=html, fate=fate, now=now, mail=mail
     )
@@ -287,7 +348,14 @@ def store_entry(
     _check_heading(title, mood)
     html = rendered(session=session, text=body_markdown)
     return _store_entry_html(
-        session=session, character=character, title=title, html=html, mood=mood, now=now, mail=mail
+        session=session,
+        character=character,
+        title=title,
+        html=html,
+        source=body_markdown,
+        mood=mood,
+        now=now,
+        mail=mail,
     )
 
 
@@ -305,6 +373,7 @@ def _store_entry_html(
     character: Character,
     title: str,
     html: str,
+    source: str | None,
     mood: str | None,
     now: datetime,
     mail: MailSettings | None,
@@ -315,7 +384,7 @@ def _store_entry_html(
         kind="builtin",
         title=character.name,
         site_url=None,
-        entries=(_feed_entry(source_id, title, html, mood, now),),
+        entries=(_feed_entry(source_id, title, html, mood, now, source),),
     )
     report = ingest_parsed(
         session=session, blog=blog, parsed=parsed, now=now, campaign_id=character.campaign_id
@@ -347,16 +416,18 @@ def store_edit(
     withdrawal changes only the mood, and its stored HTML need not pass the Markdown checks
     a typed text does."""
     check_length(title, limits.ENTRY_TITLE, "an entry's title")
+    source: str | None = body_markdown
     if kept_html is None:
         html = rendered(session=session, text=body_markdown)
     else:
-        html = clean_html(kept_html)
+        html, source = clean_html(kept_html), entry.body_source
     return _store_edit_html(
         session=session,
         entry=entry,
         editor=editor,
         title=title,
         html=html,
+        source=source,
         mood=mood,
         now=now,
         mail=mail,
@@ -370,6 +441,7 @@ def _store_edit_html(
     editor: Character,
     title: str,
     html: str,
+    source: str | None,
     mood: str | None,
     now: datetime,
     mail: MailSettings | None,
@@ -378,7 +450,7 @@ def _store_edit_html(
         raise Forbidden("only the entry's author can edit it")
     blog = builtin_blog(session=session, character=editor)
     source_id = entry.source_id.removeprefix("guid:")
-    item = _feed_entry(source_id, title, html, mood, now)
+    item = _feed_entry(source_id, title, html, mood, now, source)
     turns = turns_of(session=session, campaign_id=editor.campaign_id)
     outcome = upsert_entry(
         session=session, blog=blog, item=item, turns=turns, index=EntryIndex(session, blog), now=now
@@ -411,7 +483,12 @@ def store_note(
 
 
 def _note_text(body_markdown: str, stance: str | None, fate: str | None) -> str:
+    """The note as stored: the chosen position as a marker line first, unless the text
+    already reads as that position (issue #27 item 4: "Oppose. He lied." chosen as Oppose
+    shows "Oppose." once)."""
     marker = STANCE_MARKERS.get(stance or "none", "")
+    if marker and nw.read_stance(body_markdown).stance.value == stance:
+        marker = ""
     text = f"{marker}\n\n{body_markdown}".strip() if marker else body_markdown
     if not text.strip():
         raise UserError("a note needs some text")

@@ -180,6 +180,7 @@ def _revision(entry: Entry, now: datetime) -> EntryRevision:
         seen_at=now,
         title=entry.title,
         body_html=entry.body_html,
+        body_source=entry.body_source,
         mood_raw=entry.mood_raw,
         mood=entry.mood,
         content_hash=entry.content_hash,
@@ -199,7 +200,8 @@ def upsert_entry(
 
     Every version is kept as an EntryRevision (the first included), so the rules can see
     when the mood changed: a change away from Challenging is a withdrawal at the moment
-    pbp saw it.
+    pbp saw it. An entry of pbp's own blog keeps the Markdown it was rendered from
+    (`item.body_source`) for its edit page; a feed's entry has none.
     """
     title = clean_text(item.title)[:1000]
     body = clean_html(item.body_html)
@@ -211,6 +213,7 @@ def upsert_entry(
             return "same"
         entry = index.row(known)
         entry.title, entry.body_html, entry.content_hash = title, body, digest
+        entry.body_source = item.body_source
         entry.mood_raw, entry.mood = mood_raw, normalize_mood(mood_raw)
         entry.updated_at = item.updated or now
         session.add(entry)
@@ -228,6 +231,7 @@ def upsert_entry(
         url=item.url,
         title=title,
         body_html=body,
+        body_source=item.body_source,
         mood_raw=mood_raw,
         mood=normalize_mood(mood_raw),
         published_at=published,

@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
+from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.note_counts import NoteCount
 
 PAGE_SIZE = 50
 
@@ -39,6 +42,9 @@ class PlanetEntry:
     # (note, its author): the note as a read-only row of NOTE_COLUMNS.
     notes: list[tuple[Any, Character | None]] = field(default_factory=list)
     challenge: nw.ChallengeResult | None = None
+    # How each note counts, by note id, in the tally's words (pbp.services.noteworthy.
+    # note_counts); a note on no challenge (nor the final) has no label.
+    note_counts: dict[Any, NoteCount] = field(default_factory=dict)
 
 
 @dataclass
@@ -46,7 +52,6 @@ class Planet:
     campaign: Campaign
     characters: list[Character]
     turn: Turn | None
-    events: list[Event]
     entries: list[PlanetEntry]
     turns: list[Any]  # (id, number) rows, the latest first
     filters: dict
@@ -84,11 +89,6 @@ def planet(
     turn = None
     if turns:
         turn = session.exec(select(Turn).where(Turn.id == turns[0].id)).one()
-    events = []
-    if turn is not None:
-        events = list(
-            session.exec(select(Event).where(Event.turn_id == turn.id, Event.mode == "all"))
-        )
     # The newest `limit` entries are picked by id first and only then read whole: sorting
     # a long campaign's entries (thousands, bodies included) to keep a page costs more
     # than the rest of the page.
@@ -109,7 +109,10 @@ def planet(
     order = (col(Entry.published_at).desc(), col(Entry.id).desc())
     # One more than the page holds tells whether an older page exists.
     newest = newest.order_by(*order).limit(limit + 1)
-    rows = list(session.exec(select(Entry).where(col(Entry.id).in_(newest)).order_by(*order)))
+    # The Markdown source is for the edit page alone: not read for up to 50 bodies here.
+    source: Any = Entry.body_source  # an instrumented attribute, typed as its value
+    whole = select(Entry).options(defer(source))
+    rows = list(session.exec(whole.where(col(Entry.id).in_(newest)).order_by(*order)))
     older = rows[limit - 1].id if len(rows) > limit else None
     rows = rows[:limit]
     notes_by_entry: dict[int, list] = defaultdict(list)
@@ -122,17 +125,95 @@ def planet(
         )
         for note in notes:
             notes_by_entry[note.entry_id].append((note, by_id.get(note.author_character_id)))
-    challenges = {}
-    # The tally only when a challenge of the current turn is on this page.
-    if turn is not None and any(e.turn_id == turn.id and e.mood == nw.CHALLENGING for e in rows):
-        live = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
-        challenges = {c.entry_id: c for c in live}
+    challenges, counts = _tallies(session, campaign, turn, chars, rows, notes_by_entry)
     entries = [
-        PlanetEntry(e, by_id[e.character_id], notes_by_entry[e.id], challenges.get(e.id))
+        PlanetEntry(
+            e,
+            by_id[e.character_id],
+            notes_by_entry[e.id],
+            challenges.get(e.id),
+            {n.id: counts[n.id] for n, _ in notes_by_entry[e.id] if n.id in counts},
+        )
         for e in rows
     ]
     filters = {"turn": turn_number, "character": character_slug, "mood": mood}
-    return Planet(campaign, chars, turn, events, entries, turns, filters, older)
+    return Planet(campaign, chars, turn, entries, turns, filters, older)
+
+
+@dataclass(frozen=True)
+class TailoredText:
+    """A referee's event text for one character: an addition to the general text, or a
+    replacement of it (Noteworthy: "may tailor different events to specific PCs")."""
+
+    character: Character
+    mode: str  # "addition" or "replacement"
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnHeader:
+    """The top of the planet: the current turn, its event for everyone and the reader's own
+    tailored part (issue #27 item 9: the planet shows it, as the turn page does). Read for
+    each reader, outside the cached part of the page."""
+
+    turn: Turn | None
+    event: str | None
+    tailored: list[TailoredText]
+
+
+def turn_header(*, session: Session, campaign: Campaign, reader: Character | None) -> TurnHeader:
+    turn = session.exec(
+        select(Turn).where(Turn.campaign_id == campaign.id).order_by(col(Turn.number).desc())
+    ).first()
+    if turn is None:
+        return TurnHeader(None, None, [])
+    wanted: list[sa.ColumnElement[bool]] = [col(Event.character_id).is_(None)]
+    if reader is not None:
+        wanted.append(col(Event.character_id) == reader.id)
+    general, tailored = None, []
+    for event in session.exec(
+        select(Event).where(Event.turn_id == turn.id, sa.or_(*wanted)).order_by(col(Event.id))
+    ):
+        if event.character_id is None:
+            general = event.text
+        elif reader is not None:
+            tailored.append(TailoredText(reader, event.mode, event.text))
+    return TurnHeader(turn, general, tailored)
+
+
+def _tallies(
+    session: Session,
+    campaign: Campaign,
+    turn: Turn | None,
+    chars: list[Character],
+    rows: list[Entry],
+    notes_by_entry: dict[int, list],
+) -> tuple[dict[Any, nw.ChallengeResult], dict[Any, NoteCount]]:
+    """The live challenges of the current turn on this page, and how each note shown
+    counts: tallied for the turn in play, read from the stored result for a resolved one.
+    The tally runs only when a challenge of the current turn, or a note on one of its
+    entries (a challenge since withdrawn, the final), is on the page; the page is cached
+    per change of the campaign (pbp.web.page_cache), so once per change at most."""
+    if campaign.ruleset != "noteworthy":
+        return {}, {}
+    challenges: dict[Any, nw.ChallengeResult] = {}
+    counts: dict[Any, NoteCount] = {}
+    live = turn is not None and turn.status != "resolved"
+    if live and turn is not None:
+        current = [e for e in rows if e.turn_id == turn.id]
+        if any(e.mood == nw.CHALLENGING or notes_by_entry[e.id] for e in current):
+            result = tally_service.tally(session=session, campaign=campaign, turn=turn)
+            challenges = {c.entry_id: c for c in result.challenges}
+            counts = counting.of_tally(result, {c.id: c.name for c in chars})
+    # Resolved turns whose entries here have notes: their labels from the stored result.
+    done = {e.turn_id for e in rows if notes_by_entry[e.id] and e.turn_id is not None}
+    done.discard(turn.id if live and turn is not None else None)
+    if done:
+        for stored in session.exec(
+            select(Turn.result).where(col(Turn.id).in_(done), Turn.status == "resolved")
+        ):
+            counts |= counting.of_turn_result(stored)
+    return challenges, counts
 
 
 def _older_than(session: Session, entry_id: int):

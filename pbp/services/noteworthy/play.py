@@ -7,6 +7,7 @@ from posting something the rules would void, and say why in the rules' own terms
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from sqlmodel import Session, col, select
 
@@ -94,6 +95,19 @@ def was_challenge(*, session: Session, entry: Entry) -> bool:
     return nw.is_challenging(entry.mood) or any(nw.is_challenging(m) for m in moods)
 
 
+def joined_after_opening(turn: Turn, character: Character) -> bool:
+    """Noteworthy resolves a turn against the standings at its start: a character added to
+    the roster later is in none of them, so that turn it "joined after the turn opened"
+    (the tally's words) -- its challenge is invalid and its notes take no position."""
+    snapshot = turn.start_standings or {}
+    return bool(snapshot) and str(character.id) not in snapshot
+
+
+def opening_turns(count: int) -> str:
+    """The opening turns in words: "the first turn", "the first 2 turns"."""
+    return "the first turn" if count == 1 else f"the first {count} turns"
+
+
 def challenge_option(
     *, session: Session, campaign: Campaign, character: Character, turn: Turn | None
 ) -> ChallengeOption:
@@ -102,7 +116,15 @@ def challenge_option(
         return ChallengeOption(False, "No turn is open.")
     if turn.number <= opening:
         return ChallengeOption(
-            False, f"No challenges are permitted in the first {opening} turns of the game."
+            False, f"No challenges are permitted in {opening_turns(opening)} of the game."
+        )
+    if joined_after_opening(turn, character):
+        # Issue #27 item 4: not offered a challenge the tally would rule invalid.
+        return ChallengeOption(
+            False,
+            f"{character.name} joined after turn {turn.number} opened: a challenge this turn "
+            "would be invalid (joined after the turn opened). You can challenge from the "
+            "next turn.",
         )
     if character.status != "active":
         return ChallengeOption(False, "An outsider cannot challenge (outsiders cannot advance).")
@@ -110,18 +132,28 @@ def challenge_option(
         return ChallengeOption(
             False, "You have already challenged this turn (a withdrawn challenge still counts)."
         )
-    targets = tuple(
-        session.exec(
-            select(Character)
-            .where(
-                Character.campaign_id == campaign.id,
-                Character.status == "active",
-                Character.id != character.id,
-            )
-            .order_by(Character.name)
+    candidates = session.exec(
+        select(Character)
+        .where(
+            Character.campaign_id == campaign.id,
+            Character.status == "active",
+            Character.id != character.id,
         )
+        .order_by(Character.name)
     )
-    return ChallengeOption(True, "Choose exactly one target.", targets)
+    targets: list[Character] = []
+    joiners: list[Character] = []
+    for candidate in candidates:
+        # A target who joined after the turn opened is not in its standings: invalid.
+        (joiners if joined_after_opening(turn, candidate) else targets).append(candidate)
+    reason = "Choose exactly one target."
+    if joiners:
+        names = ", ".join(c.name for c in joiners)
+        reason += (
+            f" Not offered: {names}, who joined after this turn opened (a challenge of "
+            "them would be invalid this turn)."
+        )
+    return ChallengeOption(True, reason, tuple(targets))
 
 
 def note_refusal(*, entry: Entry, turn: Turn | None) -> str | None:
@@ -155,15 +187,28 @@ def position_refusal(
     entry: Entry,
     target_id: int | None,
     final: tuple[int, ...] = (),
+    turn: Turn | None = None,
+    challenge: nw.ChallengeResult | None = None,
+    fair_interval_ends: datetime | None = None,
 ) -> str | None:
-    """Why this writer cannot support or oppose this challenge (they may still comment).
+    """Why this writer's support or opposition would not count (they may still comment):
+    said on the note form before they post (issue #27 item 4), and refused on posting.
 
     In the final (`final`: the two finalists) a finalist's entry takes the outsiders'
     votes instead. Noteworthy: "Each outsider may now post a note supporting one side or
     the other (but not both sides). Post the note to the entry of the PC you support."
+    `turn`, `challenge` (the live tally's reading of this entry's challenge) and
+    `fair_interval_ends` add the tally's other reasons a new position would not count:
+    the writer joined after the turn opened, the challenge is void, the referee's fair
+    interval has ended.
     """
     if character is None:
         return "Only a character in this game can take a position."
+    if turn is not None and joined_after_opening(turn, character):
+        return (
+            f"{character.name} joined after turn {turn.number} opened: a position taken this "
+            "turn does not count (joined after the turn opened)."
+        )
     if entry.character_id in final:
         if character.id in final:
             return "A finalist cannot vote in the final: the outsiders decide it."
@@ -174,7 +219,34 @@ def position_refusal(
         return "The challenger cannot take a position on their own challenge."
     if target_id is not None and character.id == target_id:
         return "The target cannot take a position on a challenge against them."
+    if challenge is not None and challenge.withdrawn:
+        return "This challenge was withdrawn: it has no effect, and positions on it do not count."
+    if challenge is not None and not challenge.valid:
+        reason = challenge.invalid_reason.value if challenge.invalid_reason else "invalid"
+        return f"This challenge is invalid ({reason}): positions on it do not count."
+    if fair_interval_ends is not None:
+        return (
+            "The referee's fair interval for this challenge has ended: positions taken now "
+            "do not count."
+        )
     return None
+
+
+def fair_interval_ended(
+    campaign: Campaign, challenge: nw.ChallengeResult | None, now: datetime | None
+) -> datetime | None:
+    """When the referee's fair interval for `challenge` ended, if it has by `now`.
+    Noteworthy: notes are tabulated "at the end of each turn, or after a fair interval
+    specified by the referee" (counted from the challenge)."""
+    hours = (campaign.settings or {}).get("fair_interval_hours")
+    if challenge is None or now is None or not hours:
+        return None
+    ends = challenge.made_at + timedelta(hours=float(hours))
+    return ends if _aware(now) > _aware(ends) else None
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def stance_refusal(
@@ -184,12 +256,13 @@ def stance_refusal(
     character: Character | None,
     entry: Entry,
     turn: Turn | None,
+    now: datetime | None = None,
 ) -> str | None:
     """Why this writer cannot take a position with a note on `entry` now: the check the
-    note form, its page and the API share. The target is the one the tally reads now (a
+    note form, its page and the API share. The challenge is the one the tally reads now (a
     challenge is stored only when its turn is resolved)."""
     final = finalists(session=session, campaign=campaign, turn=turn)
-    target_id = None
+    challenge = None
     if (
         not final
         and turn is not None
@@ -197,8 +270,16 @@ def stance_refusal(
         and nw.is_challenging(entry.mood)
     ):
         live = tally_service.live_challenges(session=session, campaign=campaign, turn=turn)
-        target_id = next((c.target_id for c in live if c.entry_id == entry.id), None)
-    return position_refusal(character=character, entry=entry, target_id=target_id, final=final)
+        challenge = next((c for c in live if c.entry_id == entry.id), None)
+    return position_refusal(
+        character=character,
+        entry=entry,
+        target_id=challenge.target_id if challenge else None,
+        final=final,
+        turn=turn,
+        challenge=challenge,
+        fair_interval_ends=fair_interval_ended(campaign, challenge, now),
+    )
 
 
 WITHDRAWN_MOOD = "Withdrawn"

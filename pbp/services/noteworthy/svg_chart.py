@@ -16,9 +16,14 @@ from html import escape
 from pbp.services.noteworthy.history import History, Standing
 
 INK, PAPER, MUTED, ACCENT = "#1b1b1f", "#f4f1ea", "#5d5a55", "#8c1c13"
-CELL_W, CELL_H, GAP = 36, 26, 4
-HEAD_H, PAD = 24, 8
+# Drawn at the page's size (the figure scrolls rather than shrinks it on a phone) with
+# 14-pixel text: legible at 390 and at 1280 pixels wide (issue #27 item 10).
+FONT, CHAR_W = 14, 7  # text size, and the width of an average character of it
+CELL_W, CELL_H, GAP = 36, 30, 4
+HEAD_H, PAD = 26, 8
 LABEL_CHARS = 22
+LEGEND_ROW = 24
+MIN_WIDTH = 320  # the legend wraps to fit the grid, but no narrower than this
 LEGEND = (
     ("active", "rect"),
     ("outsider", "dashed"),
@@ -87,41 +92,42 @@ def description(history: History) -> str:
 def standings_chart(history: History, *, title: str = "Standings", id_prefix: str = "chart") -> str:
     """The chart as a standalone `<svg>` element (inline it, or save it as a file)."""
     people, turns = history.characters, history.turns
-    label_w = 12 + 7 * max([len(_label(p.name)) for p in people] + [8])
+    label_w = 12 + CHAR_W * max([len(_label(p.name)) for p in people] + [8])
     grid = Grid(x0=PAD + label_w, y0=PAD + HEAD_H, turns=len(turns))
-    width = PAD * 2 + max(grid.now_x - PAD + CELL_W, _legend_width())
+    width = PAD * 2 + max(grid.now_x - PAD + CELL_W, MIN_WIDTH)
+    rows = _legend_rows(width - PAD * 2)
     legend_y = grid.y0 + CELL_H * (len(people) + 1) + 10
-    height = legend_y + 30
+    height = legend_y + LEGEND_ROW * len(rows) + 6
     prefix = _e(id_prefix)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
         f'aria-labelledby="{prefix}-title {prefix}-desc" '
         f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'font-family="Georgia, serif" font-size="12" class="standings-chart">',
+        f'font-family="Georgia, serif" font-size="{FONT}" class="standings-chart">',
         f'<title id="{prefix}-title">{_e(title)}</title>',
         f'<desc id="{prefix}-desc">{_e(description(history))}</desc>',
         f'<rect width="{width}" height="{height}" fill="{PAPER}"/>',
     ]
     for col, turn in enumerate(turns):
         tip = f"Turn {turn.number} ({turn.status})"
-        out.append(_caption(grid.centre(col), PAD + 14, f"T{turn.number}", tip))
-    out.append(_caption(grid.now_x + CELL_W / 2, PAD + 14, "now", "Standing now"))
+        out.append(_caption(grid.centre(col), PAD + FONT + 2, f"T{turn.number}", tip))
+    out.append(_caption(grid.now_x + CELL_W / 2, PAD + FONT + 2, "now", "Standing now"))
     for row, person in enumerate(people):
         y = grid.y0 + row * CELL_H
         out.append(
-            f'<text x="{PAD}" y="{y + CELL_H / 2 + 4}" fill="{INK}">'
+            f'<text x="{PAD}" y="{y + CELL_H / 2 + 5}" fill="{INK}">'
             f"<title>{_e(person.name)}</title>{_e(_label(person.name))}</text>"
         )
         for col, turn in enumerate(turns):
             out.append(_cell(person.name, turn.number, turn.standings[person.id], grid.x(col), y))
         now = Standing(status=person.status, status_after=None)
         out.append(_cell(person.name, None, now, grid.now_x, y))
-    y = grid.y0 + len(people) * CELL_H + CELL_H / 2 + 4
+    y = grid.y0 + len(people) * CELL_H + CELL_H / 2 + 5
     out.append(f'<text x="{PAD}" y="{y}" fill="{MUTED}">active</text>')
     for col, turn in enumerate(turns):
         tip = f"{turn.active} active at the start of turn {turn.number}"
         out.append(_caption(grid.centre(col), y, str(turn.active), tip))
-    out.append(_legend(PAD, legend_y))
+    out.append(_legend(PAD, legend_y, rows))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -166,8 +172,8 @@ def _cell(name: str, number: int | None, s: Standing, x: float, y: float) -> str
     if mark:
         colour = GLYPH_COLOUR.get(s.status, INK)
         text = (
-            f'<text x="{x + (CELL_W - GAP) / 2}" y="{y + CELL_H / 2 + 3}" text-anchor="middle" '
-            f'fill="{colour}" font-size="11">{_e(mark)}</text>'
+            f'<text x="{x + (CELL_W - GAP) / 2}" y="{y + CELL_H / 2 + 4}" text-anchor="middle" '
+            f'fill="{colour}" font-size="{FONT - 1}">{_e(mark)}</text>'
         )
     return (
         f'<g class="cell">{tip}<rect x="{x}" y="{y + 2}" width="{CELL_W - GAP}" '
@@ -176,30 +182,42 @@ def _cell(name: str, number: int | None, s: Standing, x: float, y: float) -> str
 
 
 SWATCHES = {
-    "rect": f'<rect width="14" height="14" fill="{INK}" stroke="{MUTED}"/>',
-    "dashed": f'<rect width="14" height="14" fill="#ffffff" stroke="{MUTED}" '
+    "rect": f'<rect width="15" height="15" fill="{INK}" stroke="{MUTED}"/>',
+    "dashed": f'<rect width="15" height="15" fill="#ffffff" stroke="{MUTED}" '
     'stroke-dasharray="3 2"/>',
-    "red": f'<rect width="14" height="14" fill="{ACCENT}" stroke="{MUTED}"/>',
-    "▲": f'<text y="11" fill="{INK}">▲</text>',
-    "✕": f'<text y="11" fill="{INK}">✕</text>',
+    "red": f'<rect width="15" height="15" fill="{ACCENT}" stroke="{MUTED}"/>',
+    "▲": f'<text y="13" fill="{INK}">▲</text>',
+    "✕": f'<text y="13" fill="{INK}">✕</text>',
 }
 
 
 def _legend_step(label: str) -> int:
-    return 30 + 7 * len(label)
+    return 34 + CHAR_W * len(label)
 
 
-def _legend_width() -> int:
-    return sum(_legend_step(label) for label, _ in LEGEND)
-
-
-def _legend(x: float, y: float) -> str:
-    parts, offset = [f'<g class="legend" transform="translate({x} {y})">'], 0
+def _legend_rows(width: float) -> list[list[tuple[str, str]]]:
+    """The legend's items in rows that fit `width` (wrapped, like words)."""
+    rows: list[list[tuple[str, str]]] = [[]]
+    used = 0
     for label, swatch in LEGEND:
-        parts.append(
-            f'<g transform="translate({offset} 0)">{SWATCHES[swatch]}'
-            f'<text x="18" y="11" fill="{INK}">{_e(label)}</text></g>'
-        )
-        offset += _legend_step(label)
+        step = _legend_step(label)
+        if rows[-1] and used + step > width:
+            rows.append([])
+            used = 0
+        rows[-1].append((label, swatch))
+        used += step
+    return rows
+
+
+def _legend(x: float, y: float, rows: list[list[tuple[str, str]]]) -> str:
+    parts = [f'<g class="legend" transform="translate({x} {y})">']
+    for number, row in enumerate(rows):
+        offset = 0
+        for label, swatch in row:
+            parts.append(
+                f'<g transform="translate({offset} {number * LEGEND_ROW})">{SWATCHES[swatch]}'
+                f'<text x="20" y="13" fill="{INK}">{_e(label)}</text></g>'
+            )
+            offset += _legend_step(label)
     parts.append("</g>")
     return "".join(parts)

@@ -17,8 +17,9 @@ from sqlmodel import Session, col, select
 
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Event, Turn
-from pbp.services import campaigns
+from pbp.services import campaigns, lookups
 from pbp.services.noteworthy import planet, tally
+from pbp.services.noteworthy.planet import TailoredText
 from pbp.services.noteworthy.tally_record import without_ruling_notes
 
 MAX_ENTRIES = 500  # a turn's entries on one page; a 24-player turn has a few dozen
@@ -34,13 +35,7 @@ class TurnChallenge:
     outcome: str
     explanation: list[str]
     counts: bool  # valid and not withdrawn
-
-
-@dataclass(frozen=True)
-class TailoredText:
-    character: Character
-    mode: str  # "addition" or "replacement"
-    text: str
+    consequence: str | None = None  # the referee's words, once the turn is resolved
 
 
 @dataclass
@@ -114,6 +109,15 @@ def turn_page(
     view = planet.planet(session=session, campaign=campaign, turn_number=number, limit=MAX_ENTRIES)
     if turn.status == "resolved":
         challenges, eliminated, explanation = _stored(turn.result or {}, by_id)
+        # Issue #27 item 7: the results mail links here, so the consequences it carries
+        # are shown here too (recorded on the challenges when the turn was resolved).
+        recorded = lookups.recorded_challenges(session=session, turn=turn)
+        challenges = [
+            replace(c, consequence=recorded[c.entry_id].consequence)
+            if c.entry_id in recorded
+            else c
+            for c in challenges
+        ]
     else:
         live = tally.live_challenges(session=session, campaign=campaign, turn=turn)
         challenges = [_live(c, by_id) for c in live]
