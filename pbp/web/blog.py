@@ -20,7 +20,7 @@ from pbp.services import campaigns
 from pbp.services.noteworthy import blog_pages, hidden_entries, hosted_blog, play
 from pbp.web import access
 from pbp.web.access import current_account, login_required
-from pbp.web.actions import Act, action, refused
+from pbp.web.actions import Act, action, now, refused
 from pbp.web.forms import parsed
 
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")

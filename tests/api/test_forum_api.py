@@ -103,7 +103,8 @@ def test_the_commitment_is_public_from_the_campaigns_creation(api, client, world
     slug = made.get_json()["slug"]
     state = api.get(f"/campaigns/{slug}/forum").get_json()  # anyone, no token
     assert state["status"] == "setup" and re.fullmatch(r"[0-9a-f]{64}", state["commitment"])
-    assert state["commitment"] in client.get(f"/c/{slug}/forum/").get_data(as_text=True)
+    fairness = client.get(f"/c/{slug}/forum/fairness").get_data(as_text=True)
+    assert state["commitment"] in fairness  # the fair dice page, linked from the front page
     opened = api.post(
         f"/campaigns/{slug}/forum/threads",
         token=referee,

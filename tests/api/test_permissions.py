@@ -163,7 +163,8 @@ MATRIX = {
         players(200, other=403),
     ),
     "withdraw": ("POST", "/campaigns/{slug}/entries/{entry}/withdraw", None, players(200, 403)),
-    "hide_entry": ("POST", "/campaigns/{slug}/entries/{entry}/hide", None, players(200, 403)),
+    # {entry} is Ada's challenge, which nobody may hide (a rule's 400 once access is granted).
+    "hide_entry": ("POST", "/campaigns/{slug}/entries/{entry}/hide", None, players(400, 403)),
     "list_notes": ("GET", "/campaigns/{slug}/entries/{entry}/notes", None, PUBLIC),
     "add_note": (
         "POST",
