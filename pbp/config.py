@@ -141,6 +141,9 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "MAX_FORM_MEMORY_SIZE": max_request,
         # POSTs a minute per address to the WebSub callback: a busy hub pushes many blogs.
         "PBP_WEBSUB_LIMIT": env.get("PBP_WEBSUB_LIMIT") or "300 per minute",
+        # GETs of one secret calendar address (pbp.web.calendar): an app reading it every
+        # few minutes fits; one stuck in a loop does not.
+        "PBP_CALENDAR_LIMIT": env.get("PBP_CALENDAR_LIMIT") or "60 per hour",
         # What one blog's WebSub hub may push (pbp.services.noteworthy.push_limits): a
         # player may run the hub their feed names, and sign deliveries at will.
         "PBP_WEBSUB_DELIVERIES_PER_MINUTE": _int(env, "PBP_WEBSUB_DELIVERIES_PER_MINUTE", 6),

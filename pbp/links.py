@@ -111,6 +111,11 @@ def forum_feed(slug: str) -> str:
     return f"/c/{_part(slug)}/forum/feed.atom"
 
 
+def calendar_feed(secret: str) -> str:
+    """A person's secret calendar address (iCalendar): their campaigns' deadlines."""
+    return f"/calendar/{_part(secret)}.ics"
+
+
 # -- the account pages a mail points to -------------------------------------------------------
 
 
@@ -121,6 +126,11 @@ def login() -> str:
 def reset_request() -> str:
     """The page that mails a password-reset link."""
     return "/reset"
+
+
+def calendar_page() -> str:
+    """The page of a person's calendar address: make a new one, revoke it."""
+    return "/account/calendar"
 
 
 # -- signed links in mail -------------------------------------------------------------------

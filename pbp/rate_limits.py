@@ -48,8 +48,9 @@ CONTENT_ENDPOINTS = frozenset(
     }
 )
 # GETs that anyone may send and that each cost a database read: a hub's WebSub
-# verification of intent (pbp.web.websub).
-LIMITED_READS = frozenset({"websub.verify"})
+# verification of intent (pbp.web.websub), a calendar app's read of a secret calendar
+# address (pbp.web.calendar).
+LIMITED_READS = frozenset({"websub.verify", "calendar.feed"})
 CONTENT_OPERATIONS = frozenset(
     {
         "write_entry",

@@ -45,6 +45,8 @@ CASES = {
     "blog_feed": (("saga", "ada"), "feeds.blog_feed", {"slug": "saga", "character": "ada"}),
     "notes_feed": (("saga", "ada"), "feeds.notes_feed", {"slug": "saga", "character": "ada"}),
     "forum_feed": (("saga",), "forum.feed", {"slug": "saga"}),
+    "calendar_feed": (("Ab3-_x",), "calendar.feed", {"secret": "Ab3-_x"}),
+    "calendar_page": ((), "calendar.page", {}),
     "login": ((), "auth.login", {}),
     "reset_request": ((), "auth.reset_request", {}),
     "invite": (("eyJhIjoxfQ.sig-_",), "auth.invite", {"token": "eyJhIjoxfQ.sig-_"}),

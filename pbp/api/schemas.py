@@ -113,6 +113,16 @@ class MeOut(Out):
     token: TokenOut
 
 
+class CalendarOut(Out):
+    """Your secret calendar address (iCalendar): every deadline of your Noteworthy campaigns."""
+
+    url: str | None = Field(
+        description="Give it to a calendar app; anyone who has it can read the calendar. "
+        "None: you have no calendar address."
+    )
+    created_at: datetime | None
+
+
 class CampaignIn(Body):
     name: Text = Field(min_length=1, max_length=200)
     ruleset: Ruleset = "noteworthy"

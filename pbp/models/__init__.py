@@ -28,6 +28,9 @@ from pbp.models.base import (
     UTCDateTime,
     utcnow,
 )
+from pbp.models.calendar import (
+    CalendarFeed,
+)
 from pbp.models.campaigns import (
     AuditLog,
     Campaign,
@@ -84,6 +87,7 @@ __all__ = [
     "CARD_RULESETS",
     "CHARACTER_STATUSES",
     "CLIENT_TOKEN_LENGTH",
+    "CalendarFeed",
     "Campaign",
     "CampaignSecret",
     "CardEvent",

@@ -66,6 +66,9 @@ class Turn(SQLModel, table=True):
     status: str = Field(default="open", max_length=16)
     opened_at: datetime = _created()
     deadline: datetime | None = _time()
+    # How often the deadline moved: the calendar feed's SEQUENCE for the turn's deadline
+    # (RFC 5545: a change of an event's time raises it). Counted by `_deadline_moved`.
+    deadline_sequence: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     closed_at: datetime | None = _time()
     resolved_at: datetime | None = _time()
     # Character id -> status when the turn opened: Noteworthy resolves all of a turn's
@@ -73,6 +76,20 @@ class Turn(SQLModel, table=True):
     start_standings: dict = _json()
     # The resolved tally's summary (outcomes, explanations), kept for history and export.
     result: dict = _json()
+
+
+@sa.event.listens_for(Turn.deadline, "set", active_history=True)
+def _deadline_moved(turn: Turn, value, old, _initiator) -> None:
+    """Count every change of a stored turn's deadline (issue #30 item 4), whichever service
+    makes it: the calendar feed gives the deadline's event a higher SEQUENCE, so calendar
+    clients replace the old time instead of keeping both. The first value, set when the
+    turn is made, is no move (`old` is then one of SQLAlchemy's "no value" markers).
+    `active_history` loads the stored value first when it is not loaded, so a change is
+    never missed. A bulk UPDATE of deadlines would bypass this: pbp writes none."""
+    if old is not None and not isinstance(old, datetime):
+        return
+    if old != value:
+        turn.deadline_sequence = (turn.deadline_sequence or 0) + 1
 
 
 class Event(SQLModel, table=True):

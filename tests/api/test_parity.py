@@ -62,6 +62,9 @@ TWINS = {
     "cards.new": "open_table",
     "cards.act": "move",
     "player.blog": "choose_blog",
+    # the secret calendar address (pbp.web.calendar)
+    "calendar.make": "make_calendar",
+    "calendar.revoke": "revoke_calendar",
 }
 
 # Page actions whose API twin is still to come: none. A page action added without its

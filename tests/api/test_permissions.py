@@ -46,6 +46,15 @@ MATRIX = {
         None,
         {ANON: 401, STRANGER: 200, PLAYER: 200, OTHER: 200, REF: 200},
     ),
+    # Anyone's own calendar address: every token holder has one to see, make and revoke.
+    "get_calendar": ("GET", "/me/calendar", None, {ANON: 401, **{r: 200 for r in ROLES[1:]}}),
+    "make_calendar": ("POST", "/me/calendar", None, {ANON: 401, **{r: 201 for r in ROLES[1:]}}),
+    "revoke_calendar": (
+        "DELETE",
+        "/me/calendar",
+        None,
+        {ANON: 401, **{r: 200 for r in ROLES[1:]}},
+    ),
     "list_campaigns": ("GET", "/campaigns", None, PUBLIC),
     "create_campaign": (
         "POST",

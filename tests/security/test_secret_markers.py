@@ -3,11 +3,11 @@
 Unique markers are planted in everything the forum hides from someone: a GM-only post
 (and its thread's title), a whisper, a deleted post, the labels of rolls made in them, a
 GM-only roll and a blind roll. Then every GET route of the whole application (pages,
-Atom feeds, the JSON exports, the API with the member's own token) is fetched, filled with
-every thread, post, roll and character, as another player, the whisper's recipient, a
-stranger and a visitor; and every email queued for them is read. No marker may show up,
-during play or after the end (when every roll is shown, but a hidden post's labels stay
-hidden). A route added later is checked without editing this test.
+Atom feeds, the JSON exports, the API with the member's own token, their own calendar) is
+fetched, filled with every thread, post, roll and character, as another player, the
+whisper's recipient, a stranger and a visitor; and every email queued for them is read.
+No marker may show up, during play or after the end (when every roll is shown, but a
+hidden post's labels stay hidden). A route added later is checked without editing this test.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from sqlmodel import select
 
 from pbp.models import OutboxMessage
 from pbp.models.forum import Thread
+from pbp.services.accounts import calendar as calendars
 from pbp.services.forum import gm, posts, threads
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
@@ -76,9 +77,14 @@ def table(auth, db_session):
     return table
 
 
-def _urls(app, db_session, table) -> list[str]:
-    """Every GET route of the application, with every value its arguments can take here."""
-    return every_get_url(app, forum_values(db_session, table))
+def _urls(app, db_session, table, user=None) -> list[str]:
+    """Every GET route of the application, with every value its arguments can take here
+    (and the reader's own secret calendar address)."""
+    values = forum_values(db_session, table)
+    if user is not None:
+        feed = calendars.make_address(session=db_session, user=user, now=T0)
+        values["secret"] = [feed.secret]
+    return every_get_url(app, values)
 
 
 def _readers(table):
@@ -105,7 +111,7 @@ def _fetch_everything(app, client, auth, db_session, table, who, user) -> dict[s
         headers["Authorization"] = "Bearer " + api_fixtures.make_token(db_session, user)
         db_session.commit()
     seen = {}
-    for url in _urls(app, db_session, table):
+    for url in _urls(app, db_session, table, user):
         page = client.get(url, headers=headers if url.startswith("/api/") else {})
         # 400: a route that needs what this campaign lacks (a card table in the thread).
         assert page.status_code in (200, 302, 400, 401, 403, 404), (who, url, page.status_code)
@@ -146,6 +152,7 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
     for who, user in _readers(table).items():
         seen = _fetch_everything(app, client, auth, db_session, table, who, user)
         assert any(u.startswith("/api/") for u in seen) and any(".atom" in u for u in seen)
+        assert user is None or any(u.endswith(".ics") for u in seen)  # the calendar
         assert any("export.json" in u for u in seen)
         mails = _mail_to(db_session, user)
         if who in ("other player", "whisper recipient"):

@@ -1,1 +1,2 @@
-"""Accounts: invitations, logins and password resets, open sign-up, API tokens."""
+"""Accounts: invitations, logins and password resets, open sign-up, API tokens, the secret
+calendar address."""
