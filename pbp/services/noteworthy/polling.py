@@ -798,7 +798,7 @@ async def _async_pass(engine, client, lanes, now, records, renew, report, mail, 
                 if batch:
                     background.append(in_pool(records.write, batch))
                 return outcome
-            left = client.fetcher.total_timeout - (loop.time() - started)
+            left = client.config.total_timeout - (loop.time() - started)
             rest = in_pool(
                 _changed, engine, job, in_thread, result, when, outcome, renew, mail, left, bumps
             )
