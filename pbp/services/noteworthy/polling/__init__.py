@@ -14,7 +14,9 @@ The pipeline (issue #32 item 5), after lemon24/reader's `_update` and Miniflux's
 - read: a changed feed parsed, its further pages and comment feeds fetched;
 - store: nothing-new poll records a hundred to a transaction (one executemany); a feed
   with something to store in a transaction of its own;
-- passes: `poll_due` (the event-loop pass, or threads), `poll_blog`, `store_pushed`;
+- poll: one feed through the stages (a `FeedPoll` travels between them, a `Pass` holds
+  what a pass's feeds share); `poll_blog`, `store_pushed`;
+- passes: `poll_due`, lanes per host on threads, or on_loop: on the fetcher's event loop;
 - app: `poll_once` for the scheduler and `pbp poll`, config, the summary table.
 
 No database transaction is held open during network I/O. Most polls find nothing new (304
@@ -39,12 +41,8 @@ from pbp.services.noteworthy.polling.claims import (
     renew_leases,
 )
 from pbp.services.noteworthy.polling.decide import DEFAULT_INTERVAL, Job, entry_key
-from pbp.services.noteworthy.polling.passes import (
-    DEFAULT_CONCURRENCY,
-    poll_blog,
-    poll_due,
-    store_pushed,
-)
+from pbp.services.noteworthy.polling.passes import DEFAULT_CONCURRENCY, poll_due
+from pbp.services.noteworthy.polling.poll import poll_blog, store_pushed
 from pbp.services.noteworthy.polling.store import PollOutcome
 
 __all__ = [

@@ -166,7 +166,6 @@ def store(
     the rows: a pass's outcomes must not hold them). `bumps`: the pass's content-version
     batch (pbp.content_version.Batch), else this commit bumps its campaign itself.
     `budget`: a push's bound on new entries, spent in this transaction."""
-    report = IngestReport()
     with writing(engine), Session(engine, expire_on_commit=False) as session:
         if bumps is not None:
             bumps.join(session)
@@ -191,19 +190,7 @@ def store(
                 session=session, blog=blog, parsed=decision.hub_document,
                 headers=decision.hub_headers, now=now, noted=job.hubs,
             )  # fmt: skip
-        allowance = budget.allowance(session) if budget is not None else None
-        for doc in decision.documents:
-            report.add(
-                ingest_parsed(
-                    session=session, blog=blog, parsed=doc, now=now,
-                    campaign_id=job.campaign_id,
-                    max_new=None if allowance is None else allowance - report.new_entries,
-                )
-            )  # fmt: skip
-        if budget is not None:
-            budget.spend(
-                session, new_entries=report.new_entries, refused_entries=report.refused_entries
-            )
+        report = _ingest(session, blog, job, decision, now=now, budget=budget)
         if decision.comment_counts:
             _set_comment_counts(session, job.blog_id, decision.comment_counts)
         if mail is not None and decision.mail:
@@ -212,6 +199,33 @@ def store(
         report.stored_entries, report.arrived_notes = [], []
         session.add(blog)
         session.commit()
+    return report
+
+
+def _ingest(
+    session: Session,
+    blog: Blog,
+    job: Job,
+    decision: Decision,
+    *,
+    now: datetime,
+    budget: DayBudget | None,
+) -> IngestReport:
+    """The decision's documents stored in order (services.noteworthy.ingest), within the
+    push's budget if any."""
+    report = IngestReport()
+    allowance = budget.allowance(session) if budget is not None else None
+    for doc in decision.documents:
+        report.add(
+            ingest_parsed(
+                session=session, blog=blog, parsed=doc, now=now, campaign_id=job.campaign_id,
+                max_new=None if allowance is None else allowance - report.new_entries,
+            )
+        )  # fmt: skip
+    if budget is not None:
+        budget.spend(
+            session, new_entries=report.new_entries, refused_entries=report.refused_entries
+        )
     return report
 
 
