@@ -36,7 +36,8 @@ from adapters.errors import (
     RedirectError,
     UnknownDialect,
 )
-from adapters.fetch import FeedState, Fetcher, FetchResult, FetchStatus
+from adapters.fetch import Fetcher
+from adapters.fetch_types import FeedFetcher, FeedState, FetchResult, FetchStatus
 from adapters.generic import GenericAdapter
 from adapters.livejournal import LiveJournalAdapter
 from adapters.mastodon import MastodonAdapter
@@ -62,6 +63,7 @@ __all__ = [
     "DiscoveredFeed",
     "FeedEntry",
     "FeedError",
+    "FeedFetcher",
     "FeedNote",
     "FeedState",
     "FeedTimeout",

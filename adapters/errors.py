@@ -1,7 +1,8 @@
 """Errors a feed can cause, each with a message a player or the referee can act on.
 
-The fetcher turns these into a :class:`adapters.fetch.FetchResult` (it never raises them at the
-scheduler); ``parse_feed`` and ``check_url`` raise them so the web layer can show the message.
+The fetchers turn these into a :class:`adapters.fetch_types.FetchResult` (they never raise them
+at the scheduler); ``parse_feed`` and ``check_url`` raise them so the web layer can show the
+message.
 """
 
 from __future__ import annotations

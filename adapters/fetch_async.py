@@ -4,9 +4,10 @@ A poll pass spends nearly all its time waiting for slow blogs (200-1,000 ms an a
 thread per request in flight costs a stack and a GIL hand-off per socket call; aiohttp (its
 parser is C) waits on hundreds of sockets in one thread for a fraction of the CPU.
 
-``AsyncFetcher(fetcher).fetch(state, now)`` is ``Fetcher.fetch`` as a coroutine: the same
-conditional GET, redirect rules, classification (Fetcher.classify) and FetchResult, and the
-same safety rules, enforced in this module's own way:
+``AsyncFetcher(fetcher.config).fetch(state, now)`` is ``Fetcher.fetch`` as a coroutine: the
+same conditional GET, redirect rules, classification and FetchResult (adapters.classify, which
+adapters.fetch shares: this module does not import that one, nor it this), and the same safety
+rules, enforced in this module's own way:
 
 - SSRF: the connector's resolver resolves through adapters.ssrf (``checked_addresses``:
   every address of the name must be allowed) and hands aiohttp only those addresses; and
@@ -39,31 +40,32 @@ import ssl
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urljoin
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from adapters import deadline
-from adapters.errors import (
-    BlockedURL,
-    FeedError,
-    FeedTimeout,
-    FeedTooLarge,
-    FeedUnreachable,
-    RedirectError,
+from adapters.classify import (
+    BodyCap,
+    Redirects,
+    Trouble,
+    classify,
+    failed,
+    start,
+    transport_error,
 )
-from adapters.fetch import (
+from adapters.errors import BlockedURL, FeedError
+from adapters.fetch_types import (
     ACCEPT,
     CHUNK,
-    ERROR_BODY_BYTES,
-    PERMANENT,
-    REDIRECTS,
+    Closeable,
     Document,
     FeedState,
-    Fetcher,
+    FetchConfig,
     FetchResult,
+    Kept,
 )
 from adapters.ssrf import AddressPolicy, checked_addresses, split_url
 
@@ -150,23 +152,39 @@ def _host_of(url: str) -> tuple[str, int, bool]:
     return host, port, True
 
 
+def _trouble(exc: aiohttp.ClientError) -> Trouble:
+    """How aiohttp's *exc* broke the exchange (adapters.classify words it as the
+    synchronous fetcher does)."""
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return Trouble.CONNECT_TIMEOUT
+    if isinstance(exc, aiohttp.ServerTimeoutError):
+        return Trouble.ANSWER_TIMEOUT
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return Trouble.TLS
+    if isinstance(exc, aiohttp.InvalidURL):
+        return Trouble.BAD_URL
+    if isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ServerDisconnectedError):
+        return Trouble.BROKE_OFF
+    return Trouble.UNREACHABLE
+
+
 class AsyncFetcher:
-    """``Fetcher.fetch`` on the running event loop, with *fetcher*'s settings. Open it with
-    ``async with`` in the loop that will use it."""
+    """``Fetcher.fetch`` on the running event loop, with a Fetcher's settings (its
+    ``config``). Open it with ``async with`` in the loop that will use it."""
 
     def __init__(
-        self, fetcher: Fetcher, *, limit: int = 256, tls: ssl.SSLContext | None = None
+        self, config: FetchConfig, *, limit: int = 256, tls: ssl.SSLContext | None = None
     ) -> None:
-        self.fetcher = fetcher
+        self.config = config
         self.limit = limit
         self.tls = tls  # None: the default context (system CAs, hostname checked)
-        self.max_per_host = fetcher.max_per_host
+        self.max_per_host = config.max_per_host
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def __aenter__(self) -> AsyncFetcher:
-        f = self.fetcher
+        f = self.config
         connector = aiohttp.TCPConnector(
             resolver=GuardedResolver(f.policy),
             socket_factory=guarded_socket_factory(f.policy),
@@ -209,20 +227,19 @@ class AsyncFetcher:
     ) -> FetchResult:
         """Poll *state.url* once, as ``Fetcher.fetch``; *timeout* (seconds) shortens the
         deadline (a blog's remaining budget)."""
-        f = self.fetcher
-        interval = interval or f.interval
-        headers, base, unconditional = f.start(state, now)
+        interval = interval or self.config.interval
+        headers, base, unconditional = start(state, now)
         try:
             document = await self.request(state.url, headers, timeout=timeout)
         except FeedError as exc:
-            return f.failed(base, exc, interval)
-        return f.classify(base, document, unconditional, interval)
+            return failed(base, exc, interval)
+        return classify(base, document, unconditional, interval)
 
     async def request(
         self, url: str, headers: dict[str, str] | None = None, *, timeout: float | None = None
     ) -> Document:
         """GET *url* following redirects by hand, within the deadline; as Fetcher.request."""
-        total = self.fetcher.total_timeout
+        total = self.config.total_timeout
         if timeout is not None:
             total = min(total, timeout)
         try:
@@ -231,7 +248,7 @@ class AsyncFetcher:
         except TimeoutError:
             # aiohttp's own connect/read timeouts became FeedTimeouts inside; this is the
             # deadline's (asyncio.timeout turns the cancellation into TimeoutError).
-            raise FeedTimeout(self.fetcher._deadline_message(), url=url) from None
+            raise transport_error(Trouble.DEADLINE, url, self.config) from None
 
     @contextlib.asynccontextmanager
     async def _host_slot(self, host: str) -> AsyncIterator[None]:
@@ -246,13 +263,12 @@ class AsyncFetcher:
 
     async def _request(self, url: str, headers: dict[str, str]) -> Document:
         assert self._session is not None, "use `async with AsyncFetcher(...)`"
-        current, seen = url, {url}
-        moved_to: str | None = None
-        all_permanent = True
-        for _ in range(self.fetcher.max_redirects + 1):
+        current = url
+        redirects = Redirects(url, self.config.max_redirects)
+        for _ in redirects.hops():
             host, port, numeric = _host_of(current)  # addresses are checked when connecting
             if numeric:
-                checked_addresses(host, port, self.fetcher.policy)  # no lookup: a number
+                checked_addresses(host, port, self.config.policy)  # no lookup: a number
             async with self._host_slot(host):
                 try:
                     async with (
@@ -262,75 +278,30 @@ class AsyncFetcher:
                         _abort_when_cancelled(response),
                     ):
                         location = response.headers.get("location")
-                        if response.status in REDIRECTS and location:
-                            target = urljoin(current, location.strip())
-                            if response.status in PERMANENT and all_permanent:
-                                moved_to = target
-                            else:
-                                all_permanent = False
-                            if target in seen:
-                                raise RedirectError(
-                                    f"The feed address redirects in a loop ({current} → {target}).",
-                                    url=url,
-                                )
-                            seen.add(target)
+                        target = redirects.target(current, response.status, location)
+                        if target is not None:
                             current = target
                             continue
-                        return await self._read(url, current, moved_to, response)
+                        return await self._read(url, current, redirects.moved_to, response)
                 except aiohttp.ClientError as exc:
-                    raise self._error(current, exc) from None
-        raise RedirectError(
-            f"The feed address redirects more than {self.fetcher.max_redirects} times."
-        )
-
-    def _error(self, url: str, exc: aiohttp.ClientError) -> FeedError:
-        """The FeedError for what aiohttp raised: the synchronous fetcher's messages."""
-        f = self.fetcher
-        if isinstance(exc, aiohttp.ConnectionTimeoutError):
-            return FeedTimeout(
-                f"The server did not accept a connection within {f.connect_timeout:g} s.",
-                url=url,
-            )
-        if isinstance(exc, aiohttp.ServerTimeoutError):
-            return FeedTimeout(f"The server did not answer within {f.read_timeout:g} s.", url=url)
-        if isinstance(exc, aiohttp.ClientSSLError):
-            return FeedUnreachable(f"Secure connection failed: {exc}", url=url)
-        if isinstance(exc, aiohttp.InvalidURL):
-            return BlockedURL(f"{url!r} is not a valid web address.", url=url)
-        if isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ServerDisconnectedError):
-            return FeedUnreachable(f"The download broke off: {exc}", url=url)
-        return FeedUnreachable(f"Could not connect to the server: {exc}", url=url)
+                    raise transport_error(_trouble(exc), current, self.config, exc) from None
+        raise redirects.too_many()
 
     async def _read(
         self, url: str, final_url: str, moved_to: str | None, response: aiohttp.ClientResponse
     ) -> Document:
-        f = self.fetcher
         headers = {k.lower(): v for k, v in response.headers.items()}
         headers["content-location"] = urljoin(final_url, headers.get("content-location", ""))
-        ok = 200 <= response.status < 300
-        limit = f.max_bytes if ok else ERROR_BODY_BYTES
-        declared = headers.get("content-length", "")
-        plain = "content-encoding" not in headers
-        if ok and plain and declared.isdigit() and int(declared) > limit:
-            raise FeedTooLarge(f._too_large_message(), url=url)
-        chunks: list[bytes] = []
-        total = 0
+        cap = BodyCap.of(self.config, url, response.status, headers)
         try:
             async for chunk in response.content.iter_chunked(CHUNK):
-                total += len(chunk)
-                if total > limit:
-                    if ok:
-                        raise FeedTooLarge(f._too_large_message(), url=url)
-                    chunks.append(chunk[: limit - (total - len(chunk))])
+                if not cap.add(chunk):
                     break
-                chunks.append(chunk)
         except aiohttp.SocketTimeoutError:
-            raise FeedTimeout(
-                f"The server stopped sending for {f.read_timeout:g} s.", url=url
-            ) from None
+            raise transport_error(Trouble.STALLED, url, self.config) from None
         except aiohttp.ClientError as exc:
-            raise FeedUnreachable(f"The download broke off: {exc}", url=url) from None
-        return Document(url, final_url, moved_to, response.status, headers, b"".join(chunks))
+            raise transport_error(Trouble.BROKE_OFF, url, self.config, exc) from None
+        return Document(url, final_url, moved_to, response.status, headers, cap.body())
 
     # --- for worker threads ----------------------------------------------------------------
     def blocking(self) -> BlockingFetcher:
@@ -348,7 +319,7 @@ class BlockingFetcher:
         self.max_per_host = client.max_per_host
 
     def budget(self) -> contextlib.AbstractContextManager[None]:
-        return self.client.fetcher.budget()
+        return self.client.config.budget()
 
     def fetch(
         self, state: FeedState, now: datetime, *, interval: timedelta | None = None
@@ -357,7 +328,7 @@ class BlockingFetcher:
         work = self.client.fetch(state, now, interval=interval, timeout=left)
         # The fetch ends at its deadline on the loop; the wait here has a limit of its own
         # too, so a worker never blocks for ever on a loop that has stopped serving it.
-        wait = (self.client.fetcher.total_timeout if left is None else max(left, 0)) + 5
+        wait = (self.client.config.total_timeout if left is None else max(left, 0)) + 5
         return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=wait)
 
 
@@ -367,14 +338,14 @@ T = TypeVar("T")
 class EventLoop:
     """An event loop running in a thread of its own, with one open AsyncFetcher on it."""
 
-    def __init__(self, fetcher: Fetcher, *, limit: int, tls: ssl.SSLContext | None = None):
+    def __init__(self, config: FetchConfig, *, limit: int, tls: ssl.SSLContext | None = None):
         self.limit = limit
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(
             target=self.loop.run_forever, name="pbp-fetch-loop", daemon=True
         )
         self.thread.start()
-        self.client = AsyncFetcher(fetcher, limit=limit, tls=tls)
+        self.client = AsyncFetcher(config, limit=limit, tls=tls)
         self.run(self.client.__aenter__())
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
@@ -390,14 +361,23 @@ class EventLoop:
         self.loop.close()
 
 
-def event_loop(fetcher: Fetcher, *, limit: int) -> EventLoop:
+class LoopOwner(Protocol):
+    """What ``event_loop`` needs of a Fetcher: its settings, and the slot its loop is kept
+    in (closed by ``Fetcher.close``)."""
+
+    @property
+    def config(self) -> FetchConfig: ...
+
+    @property
+    def loop_slot(self) -> Kept[Closeable]: ...
+
+
+def event_loop(fetcher: LoopOwner, *, limit: int) -> EventLoop:
     """*fetcher*'s event loop (started on first use, closed with the fetcher); a new one if
     *limit* changed."""
-    with fetcher._lock:
-        current = fetcher._event_loop
-        if current is not None and current.limit == limit:
-            return current
-        fetcher._event_loop = EventLoop(fetcher, limit=limit)
-    if current is not None:
-        current.close()
-    return fetcher._event_loop
+    loop = fetcher.loop_slot.get(
+        fits=lambda held: isinstance(held, EventLoop) and held.limit == limit,
+        make=lambda: EventLoop(fetcher.config, limit=limit),
+    )
+    assert isinstance(loop, EventLoop)
+    return loop

@@ -51,7 +51,9 @@ def _close_app_fetchers(monkeypatch):
         made.append(fetcher)
         return fetcher
 
+    # poll_once calls it in its own module; the scheduler and the CLI through the package.
     monkeypatch.setattr(polling, "app_fetcher", tracked)
+    monkeypatch.setattr(polling.app, "app_fetcher", tracked)
     yield
     for fetcher in made:
         fetcher.close()

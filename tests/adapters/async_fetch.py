@@ -20,7 +20,7 @@ class LoopFetcher:
 
     def __init__(self, fetcher: Fetcher, tls: ssl.SSLContext | None = None) -> None:
         self.sync = fetcher
-        self.runner = EventLoop(fetcher, limit=16, tls=tls)
+        self.runner = EventLoop(fetcher.config, limit=16, tls=tls)
 
     def __getattr__(self, name: str):
         return getattr(self.sync, name)

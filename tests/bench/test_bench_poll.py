@@ -265,7 +265,7 @@ class Counts:
         self._lock = threading.Lock()
 
     def install(self, monkeypatch) -> None:
-        parse, ingest = polling.parse_feed, polling.ingest_parsed
+        parse, ingest = polling.read.parse_feed, polling.store.ingest_parsed
 
         def counting_parse(body, headers, kind=None):
             with self._lock:
@@ -277,8 +277,8 @@ class Counts:
                 self.ingests[blog.id] += 1
             return ingest(session=session, blog=blog, **kw)
 
-        monkeypatch.setattr(polling, "parse_feed", counting_parse)
-        monkeypatch.setattr(polling, "ingest_parsed", counting_ingest)
+        monkeypatch.setattr(polling.read, "parse_feed", counting_parse)
+        monkeypatch.setattr(polling.store, "ingest_parsed", counting_ingest)
         sa.event.listen(Session, "after_flush", self._after_flush)
 
     def uninstall(self) -> None:

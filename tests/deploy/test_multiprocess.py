@@ -79,7 +79,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.db]
 HOSTS = 200
 PER_HOST = 10  # 2,000 feeds on 127.0.1.1-127.0.1.200 (the benchmarks use 127.0.0.2-201)
 # The lease (10 min in production) is renewed every third of itself while a pass runs
-# (polling._Renewal), so it no longer has to outlast a whole claimed batch, only a third of
+# (polling.claims.Renewal), so it no longer has to outlast a whole claimed batch, only a third of
 # itself plus the longest request and the pass's last record write: here 1 s against
 # answers of at most 0.35 s. It still bounds how long a killed worker's feeds wait.
 LEASE_SECONDS = 3.0

@@ -348,7 +348,7 @@ def test_the_player_a_note_is_credited_to_hears_of_it(db_session, game):
     forged = comment(name="Bram", uri=BRAM_PROFILE, body="<p>Support. Cleo must go.</p>")
     report = read(db_session, campaign, blog, notes=(forged,))
     assert stored(db_session).author_character_id == bram.id
-    polling._queue_play_mail(db_session, SETTINGS, report, SEEN)
+    polling.store.queue_play_mail(db_session, SETTINGS, report, SEEN)
     (mail,) = db_session.exec(select(OutboxMessage).where(OutboxMessage.kind == "credited"))
     assert mail.recipient == db_session.get(User, bram.user_id).email
     assert "On Ada's entry" in mail.body_text

@@ -229,8 +229,11 @@ def polled_once(engine, make_game, fetcher):
 # --- lanes ---------------------------------------------------------------------------------
 
 
-def job(blog_id: int, url: str) -> polling._Job:
-    return polling._Job(blog_id, 1, url, FeedState(url), False, None, None)
+def job(blog_id: int, url: str) -> polling.Job:
+    return polling.Job(
+        blog_id=blog_id, campaign_id=1, feed_url=url, state=FeedState(url), first_poll=False,
+        kind=None, deadline=None,
+    )  # fmt: skip
 
 
 def test_lanes_split_each_host_by_the_per_host_limit() -> None:
@@ -239,7 +242,7 @@ def test_lanes_split_each_host_by_the_per_host_limit() -> None:
         + [job(10 + k, f"https://b.example:8443/{k}") for k in range(3)]
         + [job(20, "https://c.example/feed")]
     )
-    lanes = polling._lanes(jobs, per_host=2)
+    lanes = polling.passes.lanes(jobs, per_host=2)
     hosts = [{urlsplit(j.feed_url).hostname for j in lane} for lane in lanes]
     assert all(len(h) == 1 for h in hosts)  # a lane never mixes hosts
     lanes_per_host = Counter(host for (host,) in hosts)
@@ -250,7 +253,7 @@ def test_lanes_split_each_host_by_the_per_host_limit() -> None:
 
 def test_without_a_per_host_limit_every_feed_is_its_own_lane() -> None:
     jobs = [job(k, f"https://a.example/{k}") for k in range(4)]
-    assert [len(lane) for lane in polling._lanes(jobs, per_host=None)] == [1, 1, 1, 1]
+    assert [len(lane) for lane in polling.passes.lanes(jobs, per_host=None)] == [1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("per_host", [1, 2])
@@ -289,7 +292,7 @@ def test_unchanged_feeds_are_written_record_batch_at_a_time(
     engine, polled_once, servers, fetcher, monkeypatch
 ) -> None:
     campaign_id, ids, clock = polled_once(servers[0], 8)
-    monkeypatch.setattr(polling, "RECORD_BATCH", 3)
+    monkeypatch.setattr(polling.store, "RECORD_BATCH", 3)
     with poll_record_writes(engine) as writes:
         run_pass(engine, fetcher, campaign_id, clock)
     assert sorted(writes) == [2, 3, 3]
