@@ -1,4 +1,4 @@
-"""Every environment variable pbp reads, in one place (documented in the README).
+"""Every environment variable pbp reads, in one place (documented in docs/operating.md).
 
 `load_config(instance_path, environ)` turns the environment into the plain dict that
 `create_app` puts into `app.config`. Nothing else in pbp reads `os.environ`.
@@ -104,7 +104,7 @@ def signup_mode(value: str | None) -> str:
 
 
 def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -> dict:
-    """Read pbp's settings from the environment (see README, "Configuration")."""
+    """Read pbp's settings from the environment (see docs/operating.md, "Configuration")."""
     env = os.environ if environ is None else environ
     secret = env.get("SECRET_KEY") or load_secret_key(instance_path)
     max_request = _int(env, "PBP_MAX_REQUEST_BYTES", MAX_REQUEST_BYTES)

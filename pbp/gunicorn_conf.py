@@ -1,7 +1,7 @@
 """gunicorn settings for the Procfile's web process (`gunicorn -c python:pbp.gunicorn_conf`).
 
 gunicorn's threaded worker gives a thread to a connection as soon as it opens: the Procfile's
-web process must stand behind a buffering proxy (deploy/nginx.conf; README, Deployment).
+web process must stand behind a buffering proxy (deploy/nginx.conf; docs/operating.md, Deployment).
 """
 
 import gc

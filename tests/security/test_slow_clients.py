@@ -17,7 +17,7 @@ printed (`pytest -s`), never asserted, as a timing target would be.
 - The Procfile's gunicorn, behind nginx with deploy/nginx.conf (rendered into tmp_path, on
   free loopback ports; nginx in the foreground as a child of the test): 500 slow connections.
 - The same gunicorn without nginx, 8 slow connections: requests time out. This is why the
-  proxy is required (README, Deployment), and it shows the attack is real in the same run.
+  proxy is required (docs/operating.md, Deployment), and it shows the attack is real in the same run.
 """
 
 from __future__ import annotations
@@ -241,6 +241,6 @@ def test_nginx_before_gunicorn_answers_while_500_slow_clients_hold_connections(t
 def test_gunicorn_alone_is_stopped_by_eight_slow_clients(gunicorn):
     """Why the proxy is required: without it, 8 slow clients hold the 2 x 4 threads. (Should
     gunicorn ever stop giving a thread to a connection that has not sent its request yet,
-    this fails, and the README's requirement can be revisited.)"""
+    this fails, and the requirement in docs/operating.md can be revisited.)"""
     timed, _ = _attack(gunicorn.port, 8, "gunicorn 2x4 alone, 8 slow clients", client_timeout=5)
     assert timed.timeouts > 0, timed.report("gunicorn alone")

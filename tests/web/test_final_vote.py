@@ -62,7 +62,7 @@ def test_an_outsiders_vote_through_the_api_counts_in_the_final(db_session, final
     game, entries = final
     answer = _vote(game, "Cleo", entries["Ada"], "support")
     assert answer.status_code == 201, answer.get_json()
-    # "Oppose" on Bram's entry backs his rival (README, rules notes: "The final").
+    # "Oppose" on Bram's entry backs his rival (docs/rules-notes.md: "The final").
     assert _vote(game, "Dov", entries["Bram"], "oppose").status_code == 201
     result = _final(db_session, game)
     votes = {s.finalist_id: [p.character_id for p in s.votes] for s in result.sides}

@@ -43,7 +43,7 @@ class TooManyFailures(accounts.LoginFailed):
 
 @dataclass(frozen=True)
 class Backoff:
-    """The numbers (PBP_LOGIN_ACCOUNT_* settings, see the README)."""
+    """The numbers (PBP_LOGIN_ACCOUNT_* settings, see docs/operating.md)."""
 
     free: int = 5  # failures before any wait
     first_wait: timedelta = timedelta(seconds=1)

@@ -55,7 +55,7 @@ AFTER_THE_END = (
 )
 
 # The forum's front page: a few lines of `/roll` for the campaign's ruleset, and the ones
-# every forum game has (the README's "Forum games and dice you can check" has them all).
+# every forum game has (docs/games.md, "Forum games and dice you can check", has them all).
 ROLL_HELP_COMMON = (
     ("/roll 2d6+1", "any dice: NdM, plus or minus a number"),
     ("/roll 4d6kh3", "keep the highest 3 (kl: the lowest); d6! explodes on a 6"),

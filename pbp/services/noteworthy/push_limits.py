@@ -38,7 +38,7 @@ Sub = WebSubSubscription
 
 @dataclass(frozen=True)
 class PushLimits:
-    """The bounds, from pbp.config (documented in the README's configuration table)."""
+    """The bounds, from pbp.config (documented in docs/operating.md, Configuration)."""
 
     deliveries_per_minute: int = 6
     entries_per_delivery: int = 50

@@ -114,7 +114,7 @@ def test_a_hidden_entry_takes_no_edit_note_or_second_hiding(db_session, game):
 def test_a_challenge_cannot_be_hidden_not_even_once_withdrawn(db_session, game):
     """Noteworthy: a withdrawn challenge "still counts as your challenge for that turn".
     Hiding one would take it out of the tally and free its author to challenge again, so
-    a challenge, live or withdrawn, cannot be hidden (README, rules notes)."""
+    a challenge, live or withdrawn, cannot be hidden (docs/rules-notes.md)."""
     campaign, _, turn, (ada, bram, *_) = game
     duel = _write(db_session, campaign, ada, mood="Challenging", target=bram)
     with pytest.raises(UserError, match="a challenge cannot be hidden"):
@@ -134,7 +134,7 @@ def test_a_challenge_cannot_be_hidden_not_even_once_withdrawn(db_session, game):
 
 
 def test_the_tally_reads_the_turn_as_if_it_had_never_been_posted(db_session, game):
-    """README, rules notes: the notes on a hidden entry no longer count."""
+    """docs/rules-notes.md: the notes on a hidden entry no longer count."""
     campaign, _, turn, (ada, bram, cleo, dov, *_) = game
     duel = _write(db_session, campaign, bram, mood="Challenging", target=ada)
     answer = _write(db_session, campaign, ada)
