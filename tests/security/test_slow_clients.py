@@ -17,7 +17,8 @@ printed (`pytest -s`), never asserted, as a timing target would be.
 - The Procfile's gunicorn, behind nginx with deploy/nginx.conf (rendered into tmp_path, on
   free loopback ports; nginx in the foreground as a child of the test): 500 slow connections.
 - The same gunicorn without nginx, 8 slow connections: requests time out. This is why the
-  proxy is required (docs/operating.md, Deployment), and it shows the attack is real in the same run.
+  proxy is required (docs/operating.md, Deployment), and it shows the attack is real in the
+  same run.
 """
 
 from __future__ import annotations
