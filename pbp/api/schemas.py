@@ -1,4 +1,4 @@
-"""The API's request and response bodies: SQLModel (pydantic) models.
+"""The API's request and response bodies: plain pydantic models (as pbp.inputs are).
 
 They validate what comes in and describe what goes out, and the OpenAPI document's
 schemas are generated from them (pbp.api.openapi), so the document cannot drift from the
@@ -10,8 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import ConfigDict
-from sqlmodel import Field, SQLModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from pbp import limits
 from pbp.inputs import MAX_ID, Id, Text
@@ -32,29 +31,27 @@ from pbp.inputs.forum import WatchIn as WatchIn
 from pbp.inputs.invites import InviteIn as InviteIn
 from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
 from pbp.inputs.player import CommenterIdentityIn as CommenterIdentityIn
-from pbp.rules import noteworthy as nw
 from pbp.services.campaigns import RULESETS
+from pbp.services.noteworthy.referee import RULING_KINDS
 
 if TYPE_CHECKING:  # built from the rules' vocabularies at run time, which mypy cannot read
     Ruleset = str
     RulingKind = str
 else:
     Ruleset = Literal[RULESETS]
-    RulingKind = Literal[tuple(k.value for k in nw.RulingKind)]
+    RulingKind = Literal[tuple(kind for kind, _words in RULING_KINDS)]
 
 
-class Body(SQLModel):
+class Body(BaseModel):
     """A request body: unknown fields are refused, so a misspelt field is not ignored."""
 
-    # sqlmodel types model_config as its own TypedDict (SQLModelConfig); both are plain dicts.
-    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+    model_config = ConfigDict(extra="forbid")
 
 
-class Out(SQLModel):
+class Out(BaseModel):
     """A response body, read from a row's attributes (pbp.api.convert)."""
 
-    # sqlmodel types model_config as its own TypedDict (SQLModelConfig); both are plain dicts.
-    model_config = ConfigDict(from_attributes=True)  # type: ignore[assignment]
+    model_config = ConfigDict(from_attributes=True)
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -81,7 +78,7 @@ class Problem(Out):
 # -- queries -------------------------------------------------------------------------------
 
 
-class PageQuery(SQLModel):
+class PageQuery(BaseModel):
     limit: int = Field(default=50, ge=1, le=100, description="Items per page (1-100).")
     cursor: Text | None = Field(
         default=None,
@@ -684,7 +681,7 @@ class PollAllOut(Out):
     due: int = Field(description="External blogs the scheduler polls on its next pass.")
 
 
-class OutboxQuery(SQLModel):
+class OutboxQuery(BaseModel):
     status: Literal["queued", "sending", "sent", "failed"] | None = Field(
         default=None, description="Only messages in this state."
     )
