@@ -31,7 +31,7 @@ def create_app(config: dict | None = None) -> Flask:
     # must not load the web framework.
     from flask import Flask
 
-    from pbp import api, db, web
+    from pbp import api, request_db, web
     from pbp import config as config_module
 
     config = dict(config or {})
@@ -49,7 +49,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.from_mapping(config_module.load_config(instance_path, environ))
     app.config.from_mapping(config)
 
-    db.init_app(app, engine=config.get("ENGINE"))
+    request_db.init_app(app, engine=config.get("ENGINE"))
     web.init_app(app)
     # /api/v1: bearer tokens instead of cookies, problem+json errors. Wired here, not by
     # pbp.web: the pages and the API do not import each other (pyproject.toml's contracts).

@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
-from flask import Flask, g
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session
 
@@ -68,6 +68,16 @@ def writing() -> Iterator[None]:
         yield
     finally:
         _writing.reset(token)
+
+
+def begin_writing() -> Token[bool]:
+    """Mark what follows (a request that writes) as a writer until `end_writing`; the
+    request hooks of pbp.request_db use it, as `writing()` does for a block."""
+    return _writing.set(True)
+
+
+def end_writing(token: Token[bool]) -> None:
+    _writing.reset(token)
 
 
 def _sqlite_begin(conn) -> None:
@@ -167,61 +177,12 @@ def check_connection(engine: Engine) -> None:
 
 @dataclass
 class Database:
-    """What `init_app` keeps in `app.extensions["pbp_db"]`."""
+    """What pbp.request_db.init_app keeps in `app.extensions["pbp_db"]`."""
 
     engine: Engine
     session_factory: Callable[[], Session]
 
 
-def init_app(app: Flask, engine: Engine | None = None) -> None:
-    engine = engine or make_engine(app.config["DATABASE_URL"])
-    app.extensions["pbp_db"] = Database(engine, lambda: Session(engine, expire_on_commit=False))
-    app.before_request(_require_current_schema)
-    app.before_request(_mark_writes)
-    app.teardown_request(_unmark_writes)
-    app.teardown_appcontext(_close_session)
-
-
-def _require_current_schema() -> None:
-    """Refuse to serve on a schema behind the code (checked once per process, before the
-    request is marked as a writer: the check's own connection only reads)."""
-    from flask import current_app, request
-
-    from pbp import migrate
-
-    if current_app.extensions.get("pbp_schema_ok") or request.endpoint == "static":
-        return
-    migrate.require_current(database(current_app).engine)
-    current_app.extensions["pbp_schema_ok"] = True
-
-
-def _mark_writes() -> None:
-    from flask import request
-
-    if request.method not in ("GET", "HEAD", "OPTIONS"):
-        g.pbp_writing = _writing.set(True)
-
-
-def _unmark_writes(_exc) -> None:
-    token = g.pop("pbp_writing", None)
-    if token is not None:
-        _writing.reset(token)
-
-
-def database(app: Flask) -> Database:
+def database(app: Any) -> Database:
+    """The app's database (`app.extensions["pbp_db"]`, set by pbp.request_db.init_app)."""
     return app.extensions["pbp_db"]
-
-
-def get_session() -> Session:
-    """The request's session: one per app context, closed at teardown."""
-    from flask import current_app
-
-    if "db_session" not in g:
-        g.db_session = database(current_app).session_factory()
-    return g.db_session
-
-
-def _close_session(_exc) -> None:
-    session = g.pop("db_session", None)
-    if session is not None:
-        session.close()

@@ -21,9 +21,10 @@ from pbp import rate_limits
 from pbp.api import bearer, problems
 from pbp.api.registry import Call, Operation
 from pbp.api.schemas import MAX_ID
-from pbp.db import WriteConflict, get_session
+from pbp.db import WriteConflict
 from pbp.errors import Conflict, NotFound
 from pbp.models import utcnow
+from pbp.request_db import get_session
 from pbp.services import idempotency
 from pbp.services.accounts import tokens as api_tokens
 from pbp.services.lookups import Page

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 from flask import current_app, flash, g, redirect, request, url_for
 from flask_login import UserMixin, current_user
 
-from pbp.db import get_session
 from pbp.errors import Forbidden
 from pbp.models import Campaign, Membership, User
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import play

@@ -58,9 +58,10 @@ from markupsafe import Markup, escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
-from pbp.db import Session, WriteConflict, get_session
+from pbp.db import Session, WriteConflict
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import Campaign, Membership, User, utcnow
+from pbp.request_db import get_session
 from pbp.services import campaigns, idempotency
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.settings import MailSettings

@@ -26,8 +26,8 @@ from flask_login import LoginManager, login_user, logout_user
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from pbp import limits, rate_limits
-from pbp.db import get_session
 from pbp.inputs.invites import InviteIn
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.accounts import backoff, signup
 from pbp.services.accounts import logins as accounts

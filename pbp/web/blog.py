@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request, url_for
 
-from pbp.db import get_session
 from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.noteworthy import blog_pages, hidden_entries, hosted_blog, play
 from pbp.web import access

@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, render_template, request, url_for
 
-from pbp.db import get_session
+from pbp.request_db import get_session
 from pbp.services.accounts import calendar as calendars
 from pbp.web.access import login_required, signed_in_account
 from pbp.web.actions import Act, action, now

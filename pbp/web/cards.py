@@ -18,12 +18,12 @@ from typing import Any
 from flask import Blueprint, Response, render_template, request
 from flask import url_for as flask_url_for
 
-from pbp.db import get_session
 from pbp.errors import UserError
 from pbp.inputs.forum import MoveIn, TableIn
 from pbp.models import Campaign
 from pbp.models.cards import CARD_RULESETS
 from pbp.models.forum import Thread
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.cards import tables as cards
 from pbp.services.forum import visibility

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Response, current_app, render_template
 
 from pbp import links
-from pbp.db import get_session
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.noteworthy import outgoing_feeds
 from pbp.services.noteworthy.outgoing_feeds import FeedItem

@@ -20,10 +20,10 @@ from flask import Blueprint, Response, current_app, render_template, request, ur
 from markupsafe import escape
 
 from pbp import links
-from pbp.db import get_session
 from pbp.errors import Forbidden, UserError
 from pbp.inputs.forum import CharacterForIn, OwnCharacterIn, PostEdit, PostIn, SheetIn
 from pbp.models import Campaign
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.forum import characters, drafts, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft

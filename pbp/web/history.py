@@ -11,7 +11,7 @@ import json
 
 from flask import Blueprint, Response, current_app, render_template
 
-from pbp.db import get_session
+from pbp.request_db import get_session
 from pbp.services import campaigns, export
 from pbp.services.noteworthy import history, svg_chart
 from pbp.web.access import login_required, require_member, require_referee

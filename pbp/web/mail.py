@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request, url_for
 
-from pbp.db import get_session
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.mail import preferences as mail_preferences
 from pbp.web.access import login_required, require_member

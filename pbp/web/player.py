@@ -20,8 +20,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template, url_for
 
 from pbp import rate_limits
-from pbp.db import get_session
 from pbp.inputs.player import BlogChoiceIn, CommenterIdentityIn
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.noteworthy import blog_settings, commenters, feed_problems, play, polling
 from pbp.web.access import current_account, login_required, visiting

@@ -13,7 +13,7 @@ from flask import (
 from flask import session as browser_session
 from markupsafe import Markup
 
-from pbp.db import get_session
+from pbp.request_db import get_session
 from pbp.services import board, campaigns
 from pbp.services.noteworthy import planet, play
 from pbp.web.access import app_secret, current_account, current_membership, login_required

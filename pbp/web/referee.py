@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request, url_for
 
-from pbp.db import get_session
 from pbp.inputs.referee import consequences, custom_moods, ruling_value
+from pbp.request_db import get_session
 from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
 from pbp.services.forum import characters as forum_characters

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from pbp.db import get_session
 from pbp.errors import NotFound
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.cards import tables as cards
 from pbp.services.forum.rolls import Viewer

@@ -18,7 +18,7 @@ from flask import (
 )
 from flask_login import login_user
 
-from pbp.db import get_session
+from pbp.request_db import get_session
 from pbp.services.accounts import signup
 from pbp.services.mail import send as mail_send
 from pbp.web import forms

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, url_for
 
-from pbp.db import get_session
 from pbp.models.api import TOKEN_SCOPES
+from pbp.request_db import get_session
 from pbp.services.accounts import tokens as api_tokens
 from pbp.web.access import login_required, signed_in_account
 from pbp.web.actions import Act, action, as_typed, refused

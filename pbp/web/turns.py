@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from pbp.db import get_session
 from pbp.errors import NotFound
 from pbp.models import Campaign
+from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.noteworthy import play, turn_page
 from pbp.web.access import current_account, current_membership

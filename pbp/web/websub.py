@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, current_app, request
 
-from pbp.db import database, get_session, release
+from pbp.db import database, release
+from pbp.request_db import get_session
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import websub
 from pbp.services.noteworthy.push_limits import PushLimits

@@ -8,7 +8,7 @@ import socket
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlmodel import Session
 
@@ -19,8 +19,9 @@ from pbp.services.noteworthy.polling.decide import DEFAULT_INTERVAL
 from pbp.services.noteworthy.polling.passes import DEFAULT_CONCURRENCY, poll_due
 from pbp.services.noteworthy.polling.store import PollOutcome
 
-if TYPE_CHECKING:  # services stay Flask-free: these take the app the scheduler or CLI has
-    from flask import Flask
+# Services import no web framework (an import contract): these take the app the scheduler
+# or the CLI has, and read only its `config` and `extensions`.
+App = Any
 
 
 def fetcher_from_config(
@@ -48,7 +49,7 @@ def discovery_fetcher_from_config(config: Mapping[str, Any]) -> Fetcher:
     return fetcher_from_config(config, total_seconds=float(config.get("PBP_DISCOVERY_SECONDS", 10)))
 
 
-def app_fetcher(app: Flask) -> Fetcher:
+def app_fetcher(app: App) -> Fetcher:
     """One fetcher per process (its sessions keep connections alive between passes)."""
     fetcher = app.extensions.get("pbp_fetcher")
     if fetcher is None:
@@ -65,7 +66,7 @@ def _owner() -> str:
 
 
 def poll_once(
-    app: Flask,
+    app: App,
     *,
     slug: str | None = None,
     progress: Callable[[int, int, PollOutcome], None] | None = None,
