@@ -155,12 +155,20 @@ def membership(*, session: Session, campaign: Campaign, user: User) -> Membershi
     ).first()
 
 
+def allowed(member: Membership | None, role: str) -> bool:
+    """The one role test: "member" is any membership, "referee" and "player" their own. The
+    services' checks below and the pages' (pbp.web.access) both ask it."""
+    if member is None:
+        return False
+    return role == "member" or member.role == role
+
+
 def require_member(
     *, session: Session, campaign: Campaign, user: User | None, doing: str = "do this"
 ) -> Membership:
     """The user's membership whatever the role, or Forbidden."""
     member = membership(session=session, campaign=campaign, user=user) if user else None
-    if member is None:
+    if member is None or not allowed(member, "member"):
         raise Forbidden(f"only a member of {campaign.name} can {doing}")
     return member
 
@@ -171,7 +179,7 @@ def require_referee(
     """The referee's membership, or Forbidden: every referee action checks it itself, so a
     caller (page, API, script) that forgot cannot act in someone else's game."""
     member = membership(session=session, campaign=campaign, user=user) if user else None
-    if member is None or member.role != "referee":
+    if member is None or not allowed(member, "referee"):
         raise Forbidden(f"only the referee of {campaign.name} can {doing}")
     return member
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from pbp.errors import Conflict, Forbidden, NotFound, UserError
+from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import AuditLog, Blog, Campaign, Character, Membership, User
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
@@ -268,9 +268,9 @@ def _status_words(status: str) -> str:
 
 
 def _require_referee(session: Session, campaign: Campaign, user: User | None) -> None:
-    member = campaigns.membership(session=session, campaign=campaign, user=user) if user else None
-    if member is None or member.role != "referee":
-        raise Forbidden(f"only the referee of {campaign.name} can change its characters")
+    campaigns.require_referee(
+        session=session, campaign=campaign, user=user, doing="change its characters"
+    )
 
 
 def _audit(session, campaign, actor, now, action, character, **detail) -> None:

@@ -91,23 +91,24 @@ def current_membership(campaign: Campaign) -> Membership | None:
 
 def require_member(campaign: Campaign) -> Membership:
     """The membership of the logged-in user in `campaign`, whatever the role."""
-    member = current_membership(campaign)
-    if member is None:
-        raise Forbidden(_refusal(campaign, "a member"))
-    return member
+    return _required(campaign, "member", "a member")
 
 
 def require_referee(campaign: Campaign) -> Membership:
-    member = current_membership(campaign)
-    if member is None or member.role != "referee":
-        raise Forbidden(_refusal(campaign, "the referee"))
-    return member
+    return _required(campaign, "referee", "the referee")
 
 
 def require_player(campaign: Campaign) -> Membership:
+    return _required(campaign, "player", "a player")
+
+
+def _required(campaign: Campaign, role: str, who: str) -> Membership:
+    """The page's check before anything is read, with the request's cached membership (the
+    navigation bar reads it too) and the services' role test (campaigns.allowed), which
+    every action's service function runs again."""
     member = current_membership(campaign)
-    if member is None or member.role != "player":
-        raise Forbidden(_refusal(campaign, "a player"))
+    if member is None or not campaigns.allowed(member, role):
+        raise Forbidden(_refusal(campaign, who))
     return member
 
 

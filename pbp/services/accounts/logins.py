@@ -25,7 +25,7 @@ from sqlmodel import Session, col, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from pbp import limits, links
-from pbp.errors import Conflict, Forbidden, NotFound, UserError
+from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import ROLES, AuditLog, Campaign, Character, Invite, Membership, User
 from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
@@ -545,9 +545,7 @@ def reset_password(
 
 
 def _require_referee(*, session: Session, campaign: Campaign, user: User) -> None:
-    member = campaigns.membership(session=session, campaign=campaign, user=user)
-    if member is None or member.role != "referee":
-        raise Forbidden(f"only the referee of {campaign.name} can invite players")
+    campaigns.require_referee(session=session, campaign=campaign, user=user, doing="invite players")
 
 
 def _clean_email(email: str) -> str:
