@@ -15,6 +15,7 @@ from sqlmodel import Session
 from pbp import links
 from pbp.errors import Conflict, NotFound, UserError
 from pbp.models import Campaign, Character, Invite, User
+from pbp.services import audit_actions as lines
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.mail import notifications
@@ -99,14 +100,7 @@ def resend_invite(
     )
     if sender is not None:
         sender.send_after_commit(session=session)
-    accounts._audit(
-        session=session,
-        now=now,
-        action="invite.resent",
-        campaign_id=campaign.id,
-        actor=actor,
-        invite_id=invite.id,
-        renewed=renewed,
-    )
+    resent = lines.InviteResent(invite.id, renewed=renewed)
+    accounts._audit(session=session, now=now, line=resent, actor=actor, campaign_id=campaign.id)
     character = session.get(Character, invite.character_id) if invite.character_id else None
     return OpenInvite(invite=invite, url=url, character=character)

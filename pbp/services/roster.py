@@ -14,8 +14,9 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from pbp.errors import Conflict, NotFound, UserError
-from pbp.models import AuditLog, Blog, Campaign, Character, Membership, User
-from pbp.services import campaigns
+from pbp.models import Blog, Campaign, Character, Membership, User
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log, campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.noteworthy import blog_settings, turns
 
@@ -60,7 +61,7 @@ def add_character(
         feed_url=checked,
         aliases=[a.strip() for a in aliases if a and a.strip()],
     )
-    turns.audit(session, campaign, actor, "add_character", name=character.name)
+    turns.audit(session, campaign, actor, lines.CharacterAdded(name=character.name))
     session.flush()
     return character
 
@@ -94,7 +95,7 @@ def rename_character(
     before = character.name
     character.name = name
     session.add(character)
-    _audit(session, campaign, actor, now, "character.renamed", character, before=before)
+    _audit(session, campaign, actor, now, lines.CharacterRenamed(character.id, before=before))
     return character
 
 
@@ -123,7 +124,7 @@ def set_aliases(
     before = list(character.aliases or [])
     character.aliases = cleaned
     session.add(character)
-    _audit(session, campaign, actor, now, "character.aliases", character, before=before)
+    _audit(session, campaign, actor, now, lines.AliasesChanged(character.id, before=before))
     return character
 
 
@@ -179,7 +180,7 @@ def drop_character(
         raise UserError("the reason can have at most 2000 characters")
     character.status = "outsider"
     session.add(character)
-    _audit(session, campaign, actor, now, "character.dropped", character, reason=reason)
+    _audit(session, campaign, actor, now, lines.CharacterDropped(character.id, reason=reason))
     return character
 
 
@@ -225,10 +226,8 @@ def hand_over_character(
             raise Conflict(f"{new_player.display_name} already plays {theirs.name}")
         character.user_id = new_player.id
         session.add(character)
-        _audit(
-            session, campaign, actor, now, "character.handed_over", character,
-            before=before, to=new_player.id,
-        )  # fmt: skip
+        handed = lines.CharacterHandedOver(character.id, before=before, to=new_player.id)
+        _audit(session, campaign, actor, now, handed)
         return HandOver(character=character, invite=None)
     character.user_id = None
     session.add(character)
@@ -244,10 +243,8 @@ def hand_over_character(
         email=email or None,
         mail_from=mail_from,
     )
-    _audit(
-        session, campaign, actor, now, "character.handed_over", character,
-        before=before, invite_id=issued.invite.id,
-    )  # fmt: skip
+    handed = lines.CharacterHandedOver(character.id, before=before, invite_id=issued.invite.id)
+    _audit(session, campaign, actor, now, handed)
     return HandOver(character=character, invite=issued)
 
 
@@ -273,14 +270,6 @@ def _require_referee(session: Session, campaign: Campaign, user: User | None) ->
     )
 
 
-def _audit(session, campaign, actor, now, action, character, **detail) -> None:
-    session.add(
-        AuditLog(
-            campaign_id=campaign.id,
-            actor_id=actor.id if actor else None,
-            action=action,
-            detail={"character_id": character.id, **detail},
-            created_at=now,
-        )
-    )
+def _audit(session, campaign, actor, now, line: lines.Line) -> None:
+    audit_log.record(session, line=line, actor=actor, campaign_id=campaign.id, now=now)
     session.flush()

@@ -16,13 +16,13 @@ from adapters.base import FeedEntry, ParsedFeed
 from adapters.classify import classify, content_hash, failed, start
 from adapters.errors import BlockedURL, FeedUnreachable
 from adapters.fetch_types import Document, FeedState, FetchResult, FetchStatus
+from pbp.services.audit_actions import FeedAlert, FeedMoved
 from pbp.services.noteworthy.polling.decide import (
     DEADLINE_INTERVAL,
     DEFAULT_INTERVAL,
     MAX_COMMENT_FEEDS,
     MAX_PAGES,
     Action,
-    Audit,
     CommentFeed,
     Job,
     Reading,
@@ -231,7 +231,7 @@ def test_a_permanent_redirect_with_nothing_new_is_recorded_at_the_new_address() 
     polled = job()
     decision = after_fetch(polled, answer(polled, 304, moved_to=NEW_URL), NOW)
     assert decision.action is Action.RECORD and decision.status == "not_modified"
-    assert decision.audits == (Audit("feed_moved", {"old": URL, "new": NEW_URL}),)
+    assert decision.audits == (FeedMoved(old=URL, new=NEW_URL),)
     assert decision.record is not None and decision.record.moved_to == NEW_URL
     assert decision.record.validators is not None  # a success at the new address
     assert record_values(decision.record)["feed_url"] == NEW_URL
@@ -243,7 +243,7 @@ def test_a_permanent_redirect_with_new_entries_stores_them_and_moves() -> None:
     assert after_fetch(polled, result, NOW).action is Action.READ
     decision = after_read(polled, result, Reading((feed(entry(1)),), parsed=1), NOW)
     assert decision.action is Action.STORE
-    assert decision.audits == (Audit("feed_moved", {"old": URL, "new": NEW_URL}),)
+    assert decision.audits == (FeedMoved(old=URL, new=NEW_URL),)
 
 
 def test_a_redirect_back_to_the_stored_address_is_no_move() -> None:
@@ -258,7 +258,7 @@ def test_a_gone_feed_is_always_told_to_the_referee(had_error: bool) -> None:
     decision = after_fetch(polled, answer(polled, 410), NOW)
     assert decision.action is Action.RECORD and decision.status == "gone"
     assert decision.error is not None and decision.error.startswith("The feed is gone")
-    assert decision.audits == (Audit("feed_alert", {"reason": decision.error}),)
+    assert decision.audits == (FeedAlert(reason=decision.error),)
     assert decision.record is not None and decision.record.gone
     assert record_values(decision.record)["gone"] is True
 
@@ -286,7 +286,7 @@ def test_a_refused_address_is_told_at_once() -> None:
     polled = job()
     decision = after_fetch(polled, broke(polled, BlockedURL("Private address.")), NOW)
     assert decision.status == FetchStatus.BLOCKED.value
-    assert decision.audits == (Audit("feed_alert", {"reason": "Private address."}),)
+    assert decision.audits == (FeedAlert(reason="Private address."),)
 
 
 def test_a_failures_message_is_kept_on_the_blog_up_to_2000_characters() -> None:

@@ -29,6 +29,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from sqlmodel import Session, col
 
 from pbp.models import LoginFailure, User
+from pbp.services import audit_actions as lines
 from pbp.services.accounts import logins as accounts
 from pbp.services.mail import notifications
 from pbp.services.mail.settings import MailSettings
@@ -219,9 +220,8 @@ def _mail_owner(
     )
     if _rowcount(claimed) != 1:
         return
-    accounts._audit(
-        session=session, now=now, action="login.failures_mailed", actor=user, failures=failures
-    )
+    noted = lines.LoginFailuresMailed({"failures": failures})
+    accounts._audit(session=session, now=now, line=noted, actor=user)
     notifications.queue_login_failures(
         session=session, settings=mail, user=user, failures=failures, now=now
     )

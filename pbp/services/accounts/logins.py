@@ -26,8 +26,9 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from pbp import limits, links
 from pbp.errors import Conflict, NotFound, UserError
-from pbp.models import ROLES, AuditLog, Campaign, Character, Invite, Membership, User
-from pbp.services import campaigns
+from pbp.models import ROLES, Campaign, Character, Invite, Membership, User
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log, campaigns
 from pbp.services.accounts import tokens as api_tokens
 from pbp.services.mail import notifications
 from pbp.services.mail.settings import MailSettings
@@ -142,18 +143,14 @@ def create_invite(
     session.flush()
     token = invite_token(invite=invite, secret_key=secret_key)
     url = links.absolute(base_url, links.invite(token))
-    _audit(
-        session=session,
-        now=now,
-        action="invite.created",
-        campaign_id=campaign.id,
-        actor=created_by,
-        invite_id=invite.id,
+    created = lines.InviteCreated(
+        invite.id,
         role=role,
         character_id=invite.character_id,
         email=email,
         expires_at=invite.expires_at.isoformat(),
     )
+    _audit(session=session, now=now, line=created, actor=created_by, campaign_id=campaign.id)
     if email and mail_from:
         notifications.queue_invite(
             session=session,
@@ -264,25 +261,12 @@ def accept_invite(
         _claim_character(session=session, character=character, user=user)
     session.flush()
     if created:
-        _audit(
-            session=session,
-            now=now,
-            action="account.created",
-            actor=user,
-            via="invite",
-            **({"took_over_waiting_signup": True} if took_over else {}),
-        )
-    _audit(
-        session=session,
-        now=now,
-        action="invite.accepted",
-        campaign_id=campaign.id,
-        actor=user,
-        invite_id=invite.id,
-        role=invite.role,
-        character_id=invite.character_id,
-        new_account=created,
+        extra = {"via": "invite", **({"took_over_waiting_signup": True} if took_over else {})}
+        _audit(session=session, now=now, line=lines.AccountCreated(extra), actor=user)
+    accepted = lines.InviteAccepted(
+        invite.id, role=invite.role, character_id=invite.character_id, new_account=created
     )
+    _audit(session=session, now=now, line=accepted, actor=user, campaign_id=campaign.id)
     return user
 
 
@@ -373,7 +357,7 @@ def create_account(
     user.created_at = now
     session.add(user)
     session.flush()
-    _audit(session=session, now=now, action="account.created", actor=user, via=via)
+    _audit(session=session, now=now, line=lines.AccountCreated({"via": via}), actor=user)
     return user
 
 
@@ -398,7 +382,7 @@ def set_password(*, session: Session, user: User, password: str, now: datetime) 
     _end_sessions(user)
     session.add(user)
     session.flush()
-    _audit(session=session, now=now, action="password.set", actor=user)
+    _audit(session=session, now=now, line=lines.PasswordSet(), actor=user)
 
 
 def find_user(*, session: Session, email: str) -> User | None:
@@ -412,9 +396,9 @@ def authenticate(*, session: Session, email: str, password: str, now: datetime) 
         check_password_hash(_dummy_hash(), password)
         raise LoginFailed("wrong email or password")
     if not check_password_hash(user.password_hash, password):
-        _audit(session=session, now=now, action="login.failed", actor=user)
+        _audit(session=session, now=now, line=lines.LoginFailed(), actor=user)
         raise LoginFailed("wrong email or password")
-    _audit(session=session, now=now, action="login", actor=user)
+    _audit(session=session, now=now, line=lines.LoggedIn(), actor=user)
     return user
 
 
@@ -427,7 +411,7 @@ def record_logout(*, session: Session, user: User, now: datetime) -> None:
     _end_sessions(user)
     session.add(user)
     session.flush()
-    _audit(session=session, now=now, action="logout", actor=user)
+    _audit(session=session, now=now, line=lines.LoggedOut(), actor=user)
 
 
 def session_id(user: User) -> str:
@@ -477,7 +461,7 @@ def request_password_reset(
     if user is None:
         return None
     issued = issue_reset_link(user=user, secret_key=secret_key, base_url=base_url, now=now)
-    _audit(session=session, now=now, action="password.reset_requested", actor=user)
+    _audit(session=session, now=now, line=lines.PasswordResetRequested(), actor=user)
     if mail_from:
         notifications.queue_password_reset(
             session=session,
@@ -537,7 +521,8 @@ def reset_password(
     # Whoever needed a reset may have lost more than the password: the API tokens made
     # while someone else could have been in the account stop working too.
     revoked = api_tokens.revoke_all(session=session, user=user, now=now)
-    _audit(session=session, now=now, action="password.reset", actor=user, tokens_revoked=revoked)
+    reset = lines.PasswordReset({"tokens_revoked": revoked})
+    _audit(session=session, now=now, line=reset, actor=user)
     return user
 
 
@@ -582,20 +567,11 @@ def _audit(
     *,
     session: Session,
     now: datetime,
-    action: str,
+    line: lines.Line,
     actor: User | None,
     campaign_id: int | None = None,
-    **detail,
 ) -> None:
-    session.add(
-        AuditLog(
-            campaign_id=campaign_id,
-            actor_id=actor.id if actor else None,
-            action=action,
-            detail=detail,
-            created_at=now,
-        )
-    )
+    audit_log.record(session, line=line, actor=actor, campaign_id=campaign_id, now=now)
     session.flush()
 
 

@@ -29,6 +29,7 @@ from sqlmodel import Session, col
 from pbp import links
 from pbp.errors import NotFound, UserError
 from pbp.models import User
+from pbp.services import audit_actions as lines
 from pbp.services import campaigns
 from pbp.services.accounts import logins as accounts
 from pbp.services.mail import notifications
@@ -98,15 +99,14 @@ def sign_up(
         user.awaiting_confirmation = True
         session.add(user)
         session.flush()
-        accounts._audit(
-            session=session, now=now, action="account.created", actor=user, via="signup"
-        )
+        created = lines.AccountCreated({"via": "signup"})
+        accounts._audit(session=session, now=now, line=created, actor=user)
         _mail_link(session=session, user=user, name=display_name, now=now, sender=sender, **mail)
     elif user.awaiting_confirmation:
-        accounts._audit(session=session, now=now, action="signup.repeated", actor=user)
+        accounts._audit(session=session, now=now, line=lines.SignupRepeated(), actor=user)
         _mail_link(session=session, user=user, name=display_name, now=now, sender=sender, **mail)
     else:
-        accounts._audit(session=session, now=now, action="signup.existing_account", actor=user)
+        accounts._audit(session=session, now=now, line=lines.SignupExistingAccount(), actor=user)
         notifications.queue_signup_existing(
             session=session, settings=_settings(**mail), user=user, now=now
         )
@@ -199,7 +199,7 @@ def confirm_account(
     user.password_hash = accounts.hash_password(password)
     session.add(user)
     session.flush()
-    accounts._audit(session=session, now=now, action="account.confirmed", actor=user)
+    accounts._audit(session=session, now=now, line=lines.AccountConfirmed(), actor=user)
     return user
 
 

@@ -17,9 +17,10 @@ from typing import Any
 from sqlmodel import Session, select
 
 from pbp.errors import Conflict, Forbidden
-from pbp.models import AuditLog, Campaign, Character, User
+from pbp.models import Campaign, Character, User
 from pbp.models.forum import Sheet
-from pbp.services import campaigns, roster
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log, campaigns, roster
 from pbp.services.forum import sheets
 from pbp.services.forum.threads import Member, members
 from pbp.services.forum.visibility import membership_of, require_forum
@@ -90,15 +91,8 @@ def make_own_character(
         raise Conflict(f"you already play {theirs.name} in {campaign.name}")
     sheets.validate(campaign.ruleset, sheet, name=name)  # before anything is made
     character = campaigns.add_character(session=session, campaign=campaign, name=name, user=actor)
-    session.add(
-        AuditLog(
-            campaign_id=campaign.id,
-            actor_id=actor.id,
-            action="character.made",
-            detail={"character_id": character.id, "name": character.name},
-            created_at=now,
-        )
-    )
+    made = lines.CharacterMade(character.id, name=character.name)
+    audit_log.record(session, line=made, actor=actor, campaign_id=campaign.id, now=now)
     saved = sheets.save_sheet(
         session=session,
         campaign=campaign,

@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from pbp.errors import Conflict, Forbidden
 from pbp.models import Campaign, User
+from pbp.services import audit_actions as lines
 from pbp.services.forum import rolls
 from pbp.services.forum.posts import audit
 from pbp.services.forum.visibility import membership_of, require_forum
@@ -23,7 +24,7 @@ def start_campaign(*, session: Session, campaign: Campaign, actor: User, now: da
     if campaign.status != "running":
         campaign.status = "running"
         session.add(campaign)
-        audit(session, campaign, actor, "forum.start", now, commitment=secret.commitment)
+        audit(session, campaign, actor, lines.ForumStarted(secret.commitment), now)
     session.flush()
     return secret.commitment
 
@@ -36,7 +37,7 @@ def end_campaign(*, session: Session, campaign: Campaign, actor: User, now: date
     if campaign.status != "ended":
         campaign.status = "ended"
         session.add(campaign)
-        audit(session, campaign, actor, "forum.end", now, commitment=secret.commitment)
+        audit(session, campaign, actor, lines.ForumEnded(secret.commitment), now)
     session.flush()
     return rolls.revealed_seed(secret) or ""
 

@@ -12,8 +12,10 @@ from sqlmodel import Session, col, select
 from adapters.sanitize import text_to_html
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.markup import TooIntricate, render_markdown
-from pbp.models import AuditLog, Campaign, Character, Membership, User
+from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Post, PostRecipient, PostRevision, Thread
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log
 from pbp.services.forum import rolls
 from pbp.services.forum.drafts import (
     AUDIENCES,
@@ -222,7 +224,7 @@ def delete_post(
         raise Forbidden("only the post's author and the GM can delete it, until the end")
     post.deleted_at = now
     session.add(post)
-    audit(session, campaign, actor, "post.delete", now, post_id=post.id)
+    audit(session, campaign, actor, lines.PostDeleted(post.id), now)
     session.flush()
     return post
 
@@ -321,13 +323,9 @@ def _recipients_for(
 
 
 def audit(
-    session: Session, campaign: Campaign, actor: User, action: str, now: datetime, **detail
+    session: Session, campaign: Campaign, actor: User, line: lines.Line, now: datetime
 ) -> None:
-    session.add(
-        AuditLog(
-            campaign_id=campaign.id, actor_id=actor.id, action=action, detail=detail, created_at=now
-        )
-    )
+    audit_log.record(session, line=line, actor=actor, campaign_id=campaign.id, now=now)
 
 
 # -- the actions by id: what the pages and the API call ------------------------------------

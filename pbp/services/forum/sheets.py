@@ -21,11 +21,12 @@ from sqlmodel import Session, col, select
 
 from pbp import limits
 from pbp.errors import Forbidden, UserError
-from pbp.models import AuditLog, Campaign, Character, Membership, User
+from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Sheet
 from pbp.rules import one
 from pbp.rules.dice import NoirRoll, OneRoll, RollCommand, RollError
-from pbp.services import campaigns
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log, campaigns
 
 MAX_SHEET_CHARS = limits.SHEET_JSON
 MAX_SHEET_DEPTH = 20  # objects and lists inside each other; a real sheet needs 3 or 4
@@ -175,15 +176,8 @@ def save_sheet(
         now,
     )
     session.add(sheet)
-    session.add(
-        AuditLog(
-            campaign_id=campaign.id,
-            actor_id=actor.id,
-            action="sheet.update",
-            detail={"character_id": character.id, "before": before, "after": clean},
-            created_at=now,
-        )
-    )
+    updated = lines.SheetUpdated(character.id, before=before, after=clean)
+    audit_log.record(session, line=updated, actor=actor, campaign_id=campaign.id, now=now)
     session.flush()
     return sheet
 

@@ -20,7 +20,9 @@ from sqlmodel import Session, col, select
 from adapters import DiscoveredFeed, FeedError, Fetcher, check_url, discover_feeds, parse_feed
 from pbp.db import release
 from pbp.errors import Conflict, UserError
-from pbp.models import AuditLog, Blog, Campaign, Character, User
+from pbp.models import Blog, Campaign, Character, User
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log
 from pbp.services.noteworthy import play, websub
 
 NO_FEED = (
@@ -240,16 +242,9 @@ def _forget_polling(session: Session, blog: Blog, before: tuple, now: datetime) 
 
 
 def _audit(session, character, actor, now, before, blog) -> None:
-    session.add(
-        AuditLog(
-            campaign_id=character.campaign_id,
-            actor_id=actor.id if actor else None,
-            action="blog_changed",
-            detail={
-                "character_id": character.id,
-                "from": {"kind": before[0], "feed_url": before[1]},
-                "to": {"kind": blog.kind, "feed_url": blog.feed_url},
-            },
-            created_at=now,
-        )
+    changed = lines.BlogChanged(
+        character.id,
+        before={"kind": before[0], "feed_url": before[1]},
+        after={"kind": blog.kind, "feed_url": blog.feed_url},
     )
+    audit_log.record(session, line=changed, actor=actor, campaign_id=character.campaign_id, now=now)

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from pbp.errors import UserError
 from pbp.models import AuditLog, Campaign, Turn
+from pbp.services import audit_actions as lines
 from pbp.services.mail.notifications import queue_turn_waiting
 from pbp.services.noteworthy import reminders, turns
 from pbp.services.noteworthy import tally as tally_service
@@ -158,7 +159,7 @@ def _wait(session, campaign, turn, reason, now, mail, outcome="closed, waiting")
     """Tell the referee once: on the dashboard (the audit log is its message board) and,
     with `mail`, by mail, since nothing happens until they act."""
     if not _noted(session, campaign, turn, "schedule_waiting"):
-        turns.audit(session, campaign, None, "schedule_waiting", turn=turn.number, reason=reason)
+        turns.audit(session, campaign, None, lines.ScheduleWaiting(turn=turn.number, reason=reason))
         if mail is not None:
             queue_turn_waiting(
                 session=session, settings=mail, campaign=campaign, turn=turn, reason=reason, now=now

@@ -23,7 +23,9 @@ from urllib.parse import urlsplit
 from sqlmodel import Session, col, select
 
 from pbp.errors import Conflict, UserError
-from pbp.models import AuditLog, AuthorAlias, Campaign, Character, Entry, Note, User
+from pbp.models import AuthorAlias, Campaign, Character, Entry, Note, User
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log
 from pbp.services.noteworthy import play
 
 KINDS = ("name", "uri", "email_hash")
@@ -208,15 +210,8 @@ def declare(
         )
         session.flush()
         mapped += _attach_waiting(session, campaign_id, character.id, "uri", value)
-    session.add(
-        AuditLog(
-            campaign_id=campaign_id,
-            actor_id=actor.id if actor else None,
-            action="commenter_identity_declared",
-            detail={"character_id": character.id, "uris": list(wanted.values())},
-            created_at=now,
-        )
-    )
+    declared = lines.CommenterDeclared(character.id, uris=list(wanted.values()))
+    audit_log.record(session, line=declared, actor=actor, campaign_id=campaign_id, now=now)
     session.flush()
     return mapped
 

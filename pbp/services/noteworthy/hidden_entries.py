@@ -32,8 +32,9 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from pbp.errors import NotFound, UserError
-from pbp.models import AuditLog, Campaign, Character, Entry, EntryRevision, User
-from pbp.services import campaigns, lookups
+from pbp.models import Campaign, Character, Entry, EntryRevision, User
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log, campaigns, lookups
 from pbp.services.noteworthy import hosted_blog, play
 
 #: The condition every read of entries shown to players adds.
@@ -64,20 +65,8 @@ def hide_entry(
         )
     entry.hidden_at = now
     session.add(entry)
-    session.add(
-        AuditLog(
-            campaign_id=campaign.id,
-            actor_id=actor.id if actor else None,
-            action="entry.hidden",
-            detail={
-                "entry_id": entry.id,
-                "character_id": character.id,
-                "turn": turn.number,
-                "title": entry.title,
-            },
-            created_at=now,
-        )
-    )
+    hidden = lines.EntryHidden(entry.id, character.id, turn=turn.number, title=entry.title)
+    audit_log.record(session, line=hidden, actor=actor, campaign_id=campaign.id, now=now)
     session.flush()
     return entry
 

@@ -27,7 +27,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbp.db import writing
-from pbp.models import AuditLog, Blog, Character, WebSubSubscription
+from pbp.models import Blog, Character, WebSubSubscription
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log
 
 log = logging.getLogger("pbp.websub")
 
@@ -162,13 +164,8 @@ def refused(
         .where(Blog.id == row.blog_id)
     ).first()
     if campaign_id is not None:
-        session.add(
-            AuditLog(
-                campaign_id=campaign_id,
-                action="websub_refused",
-                detail={"blog_id": row.blog_id, "reason": reason},
-            )
-        )
+        refused = lines.WebSubRefused(row.blog_id, reason=reason)
+        audit_log.record(session, line=refused, actor=None, campaign_id=campaign_id)
 
 
 @dataclass

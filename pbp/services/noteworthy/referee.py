@@ -23,6 +23,7 @@ from pbp.errors import Conflict, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Ruling, Turn, User
 from pbp.rules import noteworthy as nw
+from pbp.services import audit_actions as lines
 from pbp.services import audit_log, campaigns, lookups
 from pbp.services.mail.notifications import (
     event_batch_key,
@@ -150,7 +151,7 @@ def queue_event(
         settings["queued_event"] = {"text": text, "tailored": kept}
     campaign.settings = settings
     session.add(campaign)
-    turns.audit(session, campaign, actor, "queue_event", queued=bool(text))
+    turns.audit(session, campaign, actor, lines.EventQueued(queued=bool(text)))
     session.flush()
     return QueuedEvent(text, list(tailored))
 
@@ -255,7 +256,7 @@ def publish_final_notice(
     check_length(text, limits.FINAL_NOTICE, "the final notice")
     campaign.settings = {**campaign.settings, "final_notice": text}
     session.add(campaign)
-    turns.audit(session, campaign, actor, "final_notice")
+    turns.audit(session, campaign, actor, lines.FinalNotice())
     if mail is not None:
         queue_final_notice(session=session, settings=mail, campaign=campaign, text=text, now=now)
     session.flush()
@@ -352,7 +353,7 @@ def save_settings(
     campaign.time_zone = time_zone
     campaign.settings = merged
     session.add(campaign)
-    turns.audit(session, campaign, actor, "settings", **merged)
+    turns.audit(session, campaign, actor, lines.SettingsChanged(settings=merged))
     session.flush()
     return settings_of(session=session, campaign=campaign, actor=actor)
 
@@ -419,7 +420,7 @@ def map_commenter(
     mapped = commenters.map_commenter(
         session=session, campaign=campaign, character=character, kind=kind, value=value
     )
-    turns.audit(session, campaign, actor, "map_commenter", character=character_id)
+    turns.audit(session, campaign, actor, lines.CommenterMapped(character=character_id))
     session.flush()
     return mapped
 

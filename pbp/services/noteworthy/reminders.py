@@ -12,6 +12,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Turn, User
+from pbp.services import audit_actions as lines
 from pbp.services.mail.notifications import queue_reminder
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import turns
@@ -66,6 +67,6 @@ def remind_missing(
             now=now,
             once_per_turn=actor is None,
         )
-    detail = {"scheduled": True} if actor is None else {}
-    turns.audit(session, campaign, actor, "remind", count=len(missing), turn=turn.number, **detail)
+    reminded = lines.Reminded(count=len(missing), turn=turn.number, scheduled=actor is None)
+    turns.audit(session, campaign, actor, reminded)
     return len(missing)

@@ -18,7 +18,6 @@ from pbp import limits
 from pbp.errors import Conflict, UserError
 from pbp.limits import check_length
 from pbp.models import (
-    AuditLog,
     Campaign,
     Challenge,
     Character,
@@ -29,6 +28,8 @@ from pbp.models import (
     User,
 )
 from pbp.rules import noteworthy as nw
+from pbp.services import audit_actions as lines
+from pbp.services import audit_log
 from pbp.services.mail.notifications import queue_event_notifications, queue_turn_results
 from pbp.services.noteworthy import play_mail
 from pbp.services.noteworthy import tally as tally_service
@@ -51,15 +52,9 @@ class Tailored:
     text: str
 
 
-def audit(session: Session, campaign: Campaign, actor: User | None, action: str, **detail):
-    session.add(
-        AuditLog(
-            campaign_id=campaign.id,
-            actor_id=actor.id if actor else None,
-            action=action,
-            detail=detail,
-        )
-    )
+def audit(session: Session, campaign: Campaign, actor: User | None, line: lines.Line) -> None:
+    """One typed line in the campaign's audit log (pbp.services.audit_actions)."""
+    audit_log.record(session, line=line, actor=actor, campaign_id=campaign.id)
 
 
 def latest_turn(*, session: Session, campaign: Campaign, lock: bool = False) -> Turn | None:
@@ -172,7 +167,7 @@ def post_event(
     campaign.status = "running"
     campaign.settings = {k: v for k, v in campaign.settings.items() if k != "queued_event"}
     session.add(campaign)
-    audit(session, campaign, actor, "post_event", turn=number, tailored=len(tailored))
+    audit(session, campaign, actor, lines.EventPosted(turn=number, tailored=len(tailored)))
     session.flush()
     if mail is not None:
         queue_event_notifications(session=session, turn=turn, now=now, settings=mail)
@@ -189,7 +184,7 @@ def close_turn(*, session: Session, campaign: Campaign, actor: User | None, now:
         return turn
     turn.status, turn.closed_at = "closed", now
     session.add(turn)
-    audit(session, campaign, actor, "close_turn", turn=turn.number)
+    audit(session, campaign, actor, lines.TurnClosed(turn=turn.number))
     session.flush()
     return turn
 
@@ -211,7 +206,7 @@ def reopen_turn(*, session: Session, campaign: Campaign, actor: User | None, now
         return turn
     turn.status, turn.closed_at = "open", None
     session.add(turn)
-    audit(session, campaign, actor, "reopen_turn", turn=turn.number, at=now.isoformat())
+    audit(session, campaign, actor, lines.TurnReopened(turn=turn.number, at=now.isoformat()))
     session.flush()
     return turn
 
@@ -258,11 +253,7 @@ def add_ruling(
         session,
         campaign,
         actor,
-        "ruling",
-        turn=turn.number,
-        kind=kind,
-        subject=subject_id,
-        value=value,
+        lines.Ruled(turn=turn.number, kind=kind, subject=subject_id, value=value),
     )
     session.flush()
     if mail is not None and subject_id and kind in CHALLENGE_RULINGS:
@@ -313,9 +304,7 @@ def resolve_turn(
         session,
         campaign,
         actor,
-        "resolve_turn",
-        turn=turn.number,
-        eliminated=list(result.eliminated),
+        lines.TurnResolved(turn=turn.number, eliminated=list(result.eliminated)),
     )
     session.flush()
     if mail is not None:

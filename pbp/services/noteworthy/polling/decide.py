@@ -24,6 +24,7 @@ from enum import StrEnum
 from adapters import FeedState, FetchResult, FetchStatus
 from adapters.base import ParsedFeed, comment_feed_due, normalize_identifier
 from adapters.schedule import apply_ttl
+from pbp.services import audit_actions as lines
 from pbp.services.noteworthy.websub import PUSHED_INTERVAL
 
 DEFAULT_INTERVAL = timedelta(minutes=15)
@@ -93,12 +94,9 @@ class PollRecord:
     moved_to: str | None = None  # the blog's new feed address
 
 
-@dataclass(frozen=True, slots=True)
-class Audit:
-    """An audit line for the referee: `detail` gets the blog's id too."""
-
-    action: str
-    detail: Mapping[str, str | None]
+#: An audit line for the referee (pbp.services.audit_actions); the store gives it the
+#: blog's id.
+Audit = lines.FeedMoved | lines.FeedAlert
 
 
 class Action(StrEnum):
@@ -169,7 +167,7 @@ def after_read(job: Job, result: FetchResult, reading: Reading, now: datetime) -
     """STORE what the feed's documents bring, or RECORD the poll alone (a failure, a move
     with nothing new, a feed that does not parse)."""
     moved_to = result.moved_to if result.moved_to and result.moved_to != job.feed_url else None
-    audits = [Audit("feed_moved", {"old": job.feed_url, "new": moved_to})] if moved_to else []
+    audits: list[Audit] = [lines.FeedMoved(old=job.feed_url, new=moved_to)] if moved_to else []
     status = result.status.value if reading.not_a_feed is None else "not_a_feed"
     error = reading.not_a_feed
     if error is None and result.failed:
@@ -177,7 +175,7 @@ def after_read(job: Job, result: FetchResult, reading: Reading, now: datetime) -
     if error:
         gone = result.status is FetchStatus.GONE
         if (result.alert and not job.had_error) or gone:
-            audits.append(Audit("feed_alert", {"reason": error}))
+            audits.append(lines.FeedAlert(reason=error))
         record = PollRecord(
             blog_id=job.blog_id,
             polled_at=now,

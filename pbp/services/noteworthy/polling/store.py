@@ -8,6 +8,7 @@ entries and notes, its comment counts and the mail they cause.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Mapping
@@ -21,7 +22,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbp import content_version
-from pbp.models import AuditLog, Blog, Entry
+from pbp.models import Blog, Entry
+from pbp.services import audit_log
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import play_mail, websub
 from pbp.services.noteworthy.ingest import IngestReport, ingest_parsed
@@ -183,8 +185,8 @@ def store(
             for name, value in record_values(decision.record).items():
                 setattr(blog, name, value)
         for audit in decision.audits:
-            detail = {"blog_id": job.blog_id, **audit.detail}
-            session.add(AuditLog(campaign_id=job.campaign_id, action=audit.action, detail=detail))
+            line = dataclasses.replace(audit, blog_id=job.blog_id)
+            audit_log.record(session, line=line, actor=None, campaign_id=job.campaign_id)
         if decision.hub_document is not None:
             websub.note_hub(
                 session=session, blog=blog, parsed=decision.hub_document,
