@@ -110,8 +110,8 @@ def views_of(
                 id=post.id,
                 thread_id=post.thread_id,
                 author_id=post.author_id,
-                author=names.get(post.author_id, "someone who left"),
-                character=characters.get(post.character_id),
+                author=names.get(post.author_id or 0, "someone who left"),
+                character=characters.get(post.character_id or 0),
                 kind=post.kind,
                 audience=post.audience,
                 recipients=tuple(sorted(names[u] for u in recipients.get(post.id, ()))),
@@ -152,6 +152,8 @@ def get_roll_view(
     if roll is None or roll.campaign_id != campaign.id:
         raise NotFound("there is no such roll")
     post = session.get(Post, roll.post_id)
+    if post is None:  # a roll's post is never deleted (RESTRICT): only its text is
+        raise NotFound("there is no such roll")
     thread = session.get(Thread, post.thread_id)
     views = visible_posts(session=session, campaign=campaign, viewer=viewer, thread=thread)
     post_view = next((v for v in views if v.id == post.id), None)

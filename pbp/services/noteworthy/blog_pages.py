@@ -16,6 +16,7 @@ from pbp.services import campaigns
 from pbp.services.noteworthy import hidden_entries, hosted_blog, play, turns
 from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.ids import row_id_or_none
 from pbp.services.noteworthy.note_counts import NoteCount
 
 
@@ -74,7 +75,7 @@ def entry_page(
     position = play.position_refusal(
         character=mine,
         entry=entry,
-        target_id=result.target_id if result else None,
+        target_id=row_id_or_none(result.target_id) if result else None,
         final=final,
         turn=turn,
         challenge=result,

@@ -360,24 +360,24 @@ def ingest_parsed(
                 report.stored_entries.append(index.row(known))
     if parsed.notes:
         authors = AuthorMap(session, campaign_id)
-        for item in parsed.notes:
-            parent = index.parent_of(item)
+        for note in parsed.notes:
+            parent = index.parent_of(note)
             if parent is None:
                 report.unmatched_notes += 1
                 continue
             outcome = upsert_note(
                 session=session,
                 entry=parent,
-                item=item,
+                item=note,
                 author_id=authors.character_for(
-                    clean_text(item.author_name), item.author_uri, None
+                    clean_text(note.author_name), note.author_uri, None
                 ),
                 now=now,
             )
             report.new_notes += outcome == "new"
             report.changed_notes += outcome == "changed"
             if outcome == "new":
-                arrived.append((parent.id, item.identity_key[:1000]))
+                arrived.append((parent.id, note.identity_key[:1000]))
     session.flush()
     report.arrived_notes = _notes_by_identity(session, arrived)
     return report

@@ -18,6 +18,7 @@ from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
 from pbp.rules import noteworthy as nw
 from pbp.services import campaigns
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy.ids import row_id, row_id_or_none
 from pbp.services.rendering import rendered
 
 
@@ -177,7 +178,7 @@ def finalists(*, session: Session, campaign: Campaign, turn: Turn | None) -> tup
         select(Character).where(Character.campaign_id == campaign.id).order_by(col(Character.id))
     ).all()
     standing = tally_service.standings_at_start(turn, list(characters))
-    active = tuple(c.id for c in standing if c.status is nw.Status.ACTIVE)
+    active = tuple(row_id(c.id) for c in standing if c.status is nw.Status.ACTIVE)
     return active if len(active) == 2 else ()
 
 
@@ -274,7 +275,7 @@ def stance_refusal(
     return position_refusal(
         character=character,
         entry=entry,
-        target_id=challenge.target_id if challenge else None,
+        target_id=row_id_or_none(challenge.target_id) if challenge else None,
         final=final,
         turn=turn,
         challenge=challenge,
@@ -396,6 +397,8 @@ def _challenge_reading(
 def campaign_characters(*, session: Session, campaign: Campaign) -> list[Character]:
     return list(
         session.exec(
-            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+            select(Character)
+            .where(Character.campaign_id == campaign.id)
+            .order_by(col(Character.id))
         )
     )

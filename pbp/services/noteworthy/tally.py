@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -261,25 +261,27 @@ def late_arrivals(*, session: Session, turn: Turn) -> list[dict]:
     since = turn.resolved_at
     shown = (Entry.turn_id == turn.id, col(Entry.hidden_at).is_(None))  # as load_turn reads
     entry_ids = select(Entry.id).where(*shown)
-    rows = [
-        ("entry", e.id, e.id, e.character_id, e.first_seen_at)
-        for e in session.exec(
+    # (what, its id, the entry's id, the character's id, first seen), by tuple position:
+    # sqlmodel types a several-column row as a plain tuple.
+    rows: list[tuple[str, int, int, int | None, datetime]] = [
+        ("entry", entry_id, entry_id, character_id, seen)
+        for entry_id, character_id, seen in session.exec(
             select(Entry.id, Entry.character_id, Entry.first_seen_at).where(
                 *shown, Entry.first_seen_at > since
             )
         )
     ]
     rows += [
-        ("mood edit", r.id, r.entry_id, None, r.seen_at)
-        for r in session.exec(
+        ("mood edit", revision_id, entry_id, None, seen)
+        for revision_id, entry_id, seen in session.exec(
             select(EntryRevision.id, EntryRevision.entry_id, EntryRevision.seen_at).where(
                 col(EntryRevision.entry_id).in_(entry_ids), EntryRevision.seen_at > since
             )
         )
     ]
     rows += [
-        ("note", n.id, n.entry_id, n.author_character_id, n.first_seen_at)
-        for n in session.exec(
+        ("note", note_id, entry_id, author_id, seen)
+        for note_id, entry_id, author_id, seen in session.exec(
             select(Note.id, Note.entry_id, Note.author_character_id, Note.first_seen_at).where(
                 col(Note.entry_id).in_(entry_ids), Note.first_seen_at > since
             )

@@ -367,8 +367,10 @@ def for_polling(
     unchanged reads none."""
     if not blog_ids:
         return {}, {}
-    rows = session.exec(
-        select(Sub.blog_id, Sub.state, Sub.expires_at, Sub.hub_url, Sub.topic_url).where(
+    # Five columns: past sqlmodel's typed select(), so SQLAlchemy's own.
+    columns = (Sub.blog_id, Sub.state, Sub.expires_at, Sub.hub_url, Sub.topic_url)
+    rows = session.execute(
+        sa.select(*(col(c) for c in columns)).where(
             col(Sub.blog_id).in_(blog_ids), col(Sub.state).in_((*LIVE, "denied"))
         )
     )
