@@ -40,6 +40,7 @@ from pbp.web.access import (
     login_required,
     require_referee,
     safe_next,
+    signed_in_account,
 )
 from pbp.web.actions import Act, action, now, refused
 from pbp.web.forms import parsed
@@ -112,6 +113,8 @@ def _limit_views(app: Flask) -> None:
         "auth.login": login_limits,
         "auth.reset_request": [limiter.limit(reset_limit, methods=["POST"])],
         "auth.reset": [limiter.limit(reset_limit, methods=["POST"])],
+        # A wrong current password is a guess at it, from a session someone left open.
+        "auth.change_password": [limiter.limit(reset_limit, methods=["POST"])],
     }
     for endpoint, decorators in limits.items():
         # Any: Flask-Limiter types its decorator's result as possibly async, a type Flask's
@@ -391,6 +394,40 @@ def reset(act: Act, token: str):
     login_user(LoginUser(user))
     return act.done(
         url_for("public.index"), "Your password is changed, and you are logged in.", "info"
+    )
+
+
+# --- changing the password --------------------------------------------------------------
+
+
+@login_required
+def _password_page(form=None, status: int = 200):
+    if form is None:
+        form = forms.ChangePasswordForm(formdata=None)
+        if reason := refused("auth.change_password"):
+            form.form_errors.append(reason)
+    page = render_template("account/password.html", form=form, user=signed_in_account())
+    return page, status, TOKEN_PAGE_HEADERS
+
+
+@action(bp, "/account/password", role="user", page=_password_page, get=True)
+def change_password(act: Act):
+    """Every other session of the account ends (a stolen cookie with it); this one is
+    logged in again with the new password's session id."""
+    form = forms.ChangePasswordForm()
+    if not form.validate():
+        return _password_page(form, REFUSED_FORM)
+    user = accounts.change_password(
+        session=act.session,
+        user=act.account,
+        current=form.current.data or "",  # required by the form
+        password=form.password.data or "",
+        now=act.now,
+    )
+    session.clear()
+    login_user(LoginUser(user))
+    return act.done(
+        url_for("tokens.page"), "Your password is changed; you are logged out everywhere else."
     )
 
 

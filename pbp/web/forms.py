@@ -90,6 +90,16 @@ class ResetRequestForm(FlaskForm):
     submit = SubmitField("Email me a reset link")
 
 
+class ChangePasswordForm(FlaskForm):
+    current = PasswordField(
+        "Current password",
+        validators=[InputRequired(), Length(max=MAX_PASSWORD_LENGTH)],
+        render_kw={"autocomplete": "current-password"},
+    )
+    password, confirm = _new_password_fields()
+    submit = SubmitField("Change my password")
+
+
 class ResetPasswordForm(FlaskForm):
     password, confirm = _new_password_fields()
     submit = SubmitField("Set the new password")

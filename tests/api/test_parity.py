@@ -85,6 +85,7 @@ NO_TWIN = {
     "signup.confirm": "the mailed confirmation link sets the password: no token yet",
     "auth.reset_request": "password reset: the person cannot log in, so has no token",
     "auth.reset": "password reset by the mailed link: authorised by that link alone",
+    "auth.change_password": "a password is the cookie session's: a token cannot change it",
     "auth.invite": "accepting an invitation may create the account: authorised by the link",
     # The signed link in a mail is the whole authorisation (RFC 8058 one-click).
     "mail.unsubscribe": "the unsubscribe link in a mail; the API has put_mail_preferences",

@@ -30,14 +30,16 @@ def played(app, game, db_session):
         mood="Calm",
         now=T0 + timedelta(minutes=10),
     )
-    hosted_blog.store_edit(
+    hosted_blog.edit_entry(
         session=db_session,
-        entry=entry,
-        editor=ada,
+        actor=db_session.get(User, ada.user_id),
+        campaign=campaign,
+        entry_id=entry.id,
         title="MKSECRET plans",
-        body_markdown="Second draft.",
         mood="Calm",
+        body="Second draft.",
         now=T0 + timedelta(minutes=20),
+        mail=None,
     )
     hosted_blog.store_note(
         session=db_session,

@@ -57,14 +57,16 @@ def test_each_change_shows_on_the_next_load_of_a_cached_planet(client, game, db_
     db_session.commit()
     assert b"Bram was here" in client.get(url).data
 
-    hosted_blog.store_edit(
+    hosted_blog.edit_entry(
         session=db_session,
-        entry=entry,
-        editor=ada,
+        actor=db_session.get(User, ada.user_id),
+        campaign=campaign,
+        entry_id=entry.id,
         title="Second thoughts",
-        body_markdown="text",
         mood="Calm",
+        body="text",
         now=T0 + timedelta(minutes=2),
+        mail=None,
     )
     db_session.commit()
     page = client.get(url).data

@@ -385,6 +385,19 @@ def set_password(*, session: Session, user: User, password: str, now: datetime) 
     _audit(session=session, now=now, line=lines.PasswordSet(), actor=user)
 
 
+def change_password(
+    *, session: Session, user: User, current: str, password: str, now: datetime
+) -> User:
+    """The signed-in person changes their password, giving the current one first (a
+    browser left open must not let anyone lock its owner out). Every other session ends,
+    as with a reset; the caller logs this one in again."""
+    if user.password_hash is None or not check_password_hash(user.password_hash, current):
+        _audit(session=session, now=now, line=lines.LoginFailed(), actor=user)
+        raise UserError("the current password is not the one you typed: nothing changed")
+    set_password(session=session, user=user, password=password, now=now)
+    return user
+
+
 def find_user(*, session: Session, email: str) -> User | None:
     return session.exec(select(User).where(User.email == _clean_email(email))).first()
 

@@ -396,44 +396,6 @@ def _store_entry_html(
     ).one()
 
 
-def store_edit(
-    *,
-    session: Session,
-    entry: Entry,
-    editor: Character,
-    title: str,
-    body_markdown: str = "",
-    mood: str | None,
-    now: datetime,
-    mail: MailSettings | None = None,
-    kept_html: str | None = None,
-) -> str:
-    """Store an edit of a built-in entry (kept as a revision), with no play checks; returns
-    "changed" or "same". An edit that makes the entry a challenge mails the target, as a
-    new entry would.
-
-    `kept_html` keeps a stored body as it is instead of rendering `body_markdown`: a
-    withdrawal changes only the mood, and its stored HTML need not pass the Markdown checks
-    a typed text does."""
-    check_length(title, limits.ENTRY_TITLE, "an entry's title")
-    source: str | None = body_markdown
-    if kept_html is None:
-        html = rendered(session=session, text=body_markdown)
-    else:
-        html, source = clean_html(kept_html), entry.body_source
-    return _store_edit_html(
-        session=session,
-        entry=entry,
-        editor=editor,
-        title=title,
-        html=html,
-        source=source,
-        mood=mood,
-        now=now,
-        mail=mail,
-    )
-
-
 def _store_edit_html(
     *,
     session: Session,

@@ -6,7 +6,7 @@ import pytest
 from sqlmodel import select
 
 from pbp.errors import Forbidden, UserError
-from pbp.models import EntryRevision, Turn
+from pbp.models import EntryRevision, Turn, User
 from pbp.services.noteworthy import hosted_blog
 from tests.factories import make_campaign, make_characters
 
@@ -45,20 +45,26 @@ def test_entry_needs_a_mood(db_session, game):
 
 
 def test_edit_by_owner_is_a_revision_and_others_are_refused(db_session, game):
-    _, (ada, bram, *_) = game
+    campaign, (ada, bram, *_) = game
     entry = hosted_blog.store_entry(
         session=db_session, character=ada, title="t", body_markdown="b", mood="Challenging", now=NOW
     )
     later = NOW + timedelta(minutes=5)
-    outcome = hosted_blog.store_edit(
-        session=db_session,
-        entry=entry,
-        editor=ada,
-        title="t",
-        body_markdown="b",
-        mood="Calm",
-        now=later,
-    )
+
+    def edit(character):
+        return hosted_blog.edit_entry(
+            session=db_session,
+            actor=db_session.get(User, character.user_id),
+            campaign=campaign,
+            entry_id=entry.id,
+            title="t",
+            mood="Calm",
+            body="b",
+            now=later,
+            mail=None,
+        )
+
+    outcome = edit(ada)
     moods = db_session.exec(
         select(EntryRevision.mood)
         .where(EntryRevision.entry_id == entry.id)
@@ -66,15 +72,7 @@ def test_edit_by_owner_is_a_revision_and_others_are_refused(db_session, game):
     ).all()
     assert outcome == "changed" and moods == ["challenging", "calm"]
     with pytest.raises(Forbidden):
-        hosted_blog.store_edit(
-            session=db_session,
-            entry=entry,
-            editor=bram,
-            title="x",
-            body_markdown="y",
-            mood="Calm",
-            now=later,
-        )
+        edit(bram)
 
 
 def test_note_with_picked_stance_and_fate(db_session, game):
