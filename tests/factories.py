@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from pbp.models import Campaign, Character, Membership, OutboxMessage, User
+from pbp.models.api import IdempotencyRecord
 from pbp.services import campaigns
 
 _seq = itertools.count(1)
@@ -45,4 +46,6 @@ def drop_committed_campaign(engine, campaign: Campaign) -> None:
         user_ids = list(conn.execute(users).scalars())
         conn.execute(sa.delete(OutboxMessage).where(OutboxMessage.campaign_id == campaign.id))
         conn.execute(sa.delete(Campaign).where(Campaign.id == campaign.id))
+        # The pages' one-time form tokens are remembered per account (pbp.web.actions).
+        conn.execute(sa.delete(IdempotencyRecord).where(IdempotencyRecord.user_id.in_(user_ids)))
         conn.execute(sa.delete(User).where(User.id.in_(user_ids)))

@@ -1,4 +1,5 @@
-"""The API's request and response bodies: plain pydantic models (as pbp.inputs are).
+"""The API's response bodies, and its request bodies re-exported from pbp.inputs (one home
+for what a person may send: the pages' forms are read with the same models).
 
 They validate what comes in and describe what goes out, and the OpenAPI document's
 schemas are generated from them (pbp.api.openapi), so the document cannot drift from the
@@ -8,12 +9,14 @@ code. Limits mirror the database columns: a value the API accepts always fits th
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pbp import limits
-from pbp.inputs import MAX_ID, Id, Text
+from pbp.inputs import MAX_ID, Text
+from pbp.inputs.campaigns import CampaignIn as CampaignIn
+from pbp.inputs.campaigns import CharacterIn as CharacterIn
+from pbp.inputs.campaigns import CommenterIn as CommenterIn
 
 # The bodies the pages' forms share live in pbp.inputs (one place for input checks).
 from pbp.inputs.entries import EntryEdit as EntryEdit
@@ -29,23 +32,23 @@ from pbp.inputs.forum import TableIn as TableIn
 from pbp.inputs.forum import ThreadIn as ThreadIn
 from pbp.inputs.forum import WatchIn as WatchIn
 from pbp.inputs.invites import InviteIn as InviteIn
+from pbp.inputs.mail import MailPreferences as MailPreferences
 from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
 from pbp.inputs.player import CommenterIdentityIn as CommenterIdentityIn
-from pbp.services.campaigns import RULESETS
-from pbp.services.noteworthy.referee import RULING_KINDS
-
-if TYPE_CHECKING:  # built from the rules' vocabularies at run time, which mypy cannot read
-    Ruleset = str
-    RulingKind = str
-else:
-    Ruleset = Literal[RULESETS]
-    RulingKind = Literal[tuple(kind for kind, _words in RULING_KINDS)]
-
-
-class Body(BaseModel):
-    """A request body: unknown fields are refused, so a misspelt field is not ignored."""
-
-    model_config = ConfigDict(extra="forbid")
+from pbp.inputs.roster import AliasesIn as AliasesIn
+from pbp.inputs.roster import DropIn as DropIn
+from pbp.inputs.roster import FeedIn as FeedIn
+from pbp.inputs.roster import HandOverIn as HandOverIn
+from pbp.inputs.roster import RenameIn as RenameIn
+from pbp.inputs.turns import CadenceIO as CadenceIO
+from pbp.inputs.turns import ConsequenceIn as ConsequenceIn
+from pbp.inputs.turns import EventIn as EventIn
+from pbp.inputs.turns import FinalNoticeIn as FinalNoticeIn
+from pbp.inputs.turns import QueuedEventIO as QueuedEventIO
+from pbp.inputs.turns import ResolveIn as ResolveIn
+from pbp.inputs.turns import RulingIn as RulingIn
+from pbp.inputs.turns import SettingsIO as SettingsIO
+from pbp.inputs.turns import TailoredIn as TailoredIn
 
 
 class Out(BaseModel):
@@ -120,11 +123,6 @@ class CalendarOut(Out):
     created_at: datetime | None
 
 
-class CampaignIn(Body):
-    name: Text = Field(min_length=1, max_length=200)
-    ruleset: Ruleset = "noteworthy"
-
-
 class CampaignOut(Out):
     id: int
     slug: str
@@ -144,20 +142,6 @@ class BlogOut(Out):
     kind: Literal["builtin", "external"]
     feed_url: str | None
     home_url: str | None
-
-
-class CharacterIn(Body):
-    name: Text = Field(min_length=1, max_length=120)
-    feed_url: Text | None = Field(
-        default=None,
-        max_length=2000,
-        description="The feed of the player's own blog; leave out for a blog on pbp.",
-    )
-    aliases: list[Annotated[Text, Field(min_length=1, max_length=120)]] = Field(
-        default_factory=list,
-        max_length=20,
-        description='Other names the character goes by in entries ("Vance").',
-    )
 
 
 class CharacterOut(Out):
@@ -197,15 +181,6 @@ class RosterRowOut(Out):
     entries_this_turn: int
 
 
-class CommenterIn(Body):
-    """Who a commenter on an external blog is. A profile address ("uri") counts for their
-    later notes too; a name credits only the notes waiting now (anyone can type a name)."""
-
-    character_id: Id
-    kind: Literal["name", "uri", "email_hash"] = "name"
-    value: Text = Field(min_length=1, max_length=2000)
-
-
 class CommenterOut(Out):
     mapped_notes: int = Field(description="Waiting notes that now count for the character.")
 
@@ -226,36 +201,6 @@ class PollOut(Out):
 # -- turns, events, tallies, rulings -------------------------------------------------------
 
 
-class TailoredIn(Body):
-    character_id: Id
-    mode: Literal["addition", "replacement"] = "addition"
-    text: Text = Field(min_length=1, max_length=limits.EVENT_TEXT)
-
-
-class EventIn(Body):
-    text: Text = Field(
-        default="", max_length=limits.EVENT_TEXT, description="The event for everyone."
-    )
-    tailored: list[TailoredIn] = Field(
-        default_factory=list,
-        max_length=100,
-        description="Text for one character, added to or replacing the general text.",
-    )
-    deadline_hours: int | None = Field(
-        default=None,
-        ge=1,
-        le=24 * 366,
-        description="Close in this many hours; leave out for the campaign's cadence.",
-    )
-    expected_number: int | None = Field(
-        default=None,
-        ge=1,
-        le=MAX_ID,
-        description="The number the new turn must get (refused otherwise); a retry of a "
-        "turn already open with this number returns it.",
-    )
-
-
 class TailoredOut(Out):
     character_id: int
     mode: Literal["addition", "replacement"]
@@ -273,30 +218,6 @@ class TurnOut(Out):
     tailored: list[TailoredOut] = Field(
         description="Tailored events you may read: all for the referee, your own for a player."
     )
-
-
-class ConsequenceIn(Body):
-    entry_id: Id
-    text: Text = Field(min_length=1, max_length=limits.CONSEQUENCE)
-
-
-class ResolveIn(Body):
-    consequences: list[ConsequenceIn] = Field(
-        default_factory=list,
-        max_length=200,
-        description="What each challenge's outcome means in the setting (shown to players).",
-    )
-
-
-class RulingIn(Body):
-    kind: RulingKind
-    subject_id: Id | None = Field(
-        default=None, description="The entry or note ruled on; null for the turn itself."
-    )
-    value: int | bool | Annotated[Text, Field(max_length=200)] | None = Field(
-        default=None, description="A character id, or a word such as support or invalid."
-    )
-    reason: Text = Field(default="", max_length=limits.RULING_REASON)
 
 
 class RulingOut(Out):
@@ -475,22 +396,6 @@ class EditOut(Out):
     changed: bool
 
 
-class MailPreferences(Body):
-    """Which kinds of email a member gets from a campaign (the preferences page's boxes).
-    Invitations and password resets are always sent."""
-
-    events: bool = Field(description="New events and turn news (results, the final notice).")
-    digest: bool = Field(description="The daily digest of new entries and notes.")
-    notes_on_mine: bool = Field(description="Notes on your character's entries.")
-    notes_as_mine: bool = Field(
-        default=True,
-        description="Notes read from other blogs' comments as your character's, with the "
-        "stance read (so a note you did not write is seen). Left out: unchanged.",
-    )
-    challenges: bool = Field(description="Challenges against your character.")
-    forum: bool = Field(description="New posts in forum scenes you watch.")
-
-
 class NoteOut(Out):
     id: int
     entry_id: int
@@ -616,59 +521,6 @@ class ForumStateOut(Out):
 # -- the referee's desk: settings, queued event, final notice, reminders, outbox, audit ------
 
 
-class CadenceIO(Body):
-    kind: Literal["manual", "daily", "hours"] = Field(
-        default="manual", description="When turns close: by hand, daily at a time, every N hours."
-    )
-    at: Text | None = Field(
-        default=None,
-        max_length=5,
-        description="For daily turns: the time of day (HH:MM), in the campaign's zone.",
-    )
-    hours: int | None = Field(
-        default=None, ge=1, le=24 * 14, description='For "hours": how long a turn lasts.'
-    )
-    remind_hours: int | None = Field(
-        default=None,
-        ge=1,
-        le=24 * 14,
-        description="Remind players with no entry this many hours before a turn's deadline; "
-        "null: never.",
-    )
-
-
-class SettingsIO(Body):
-    """The campaign's rules settings and turn cadence (the dashboard's settings form)."""
-
-    opening_turns: int = Field(ge=0, le=1000, description="Turns before challenges are allowed.")
-    fair_interval_hours: int | None = Field(
-        default=None,
-        ge=1,
-        le=24 * 366,
-        description="How long before a turn's end an entry counts as fair; null for none.",
-    )
-    custom_moods: dict[
-        Annotated[Text, Field(max_length=60)], Annotated[Text, Field(max_length=60)]
-    ] = Field(
-        default_factory=dict,
-        max_length=50,
-        description="The campaign's own moods, each mapped to the action it stands for.",
-    )
-    time_zone: Text = Field(min_length=1, max_length=64, description="An IANA zone name.")
-    cadence: CadenceIO = Field(default_factory=CadenceIO)
-
-
-class QueuedEventIO(Body):
-    """The next turn's event, opened by the scheduler at the deadline; empty clears it."""
-
-    text: Text = Field(default="", max_length=limits.EVENT_TEXT)
-    tailored: list[TailoredIn] = Field(default_factory=list, max_length=100)
-
-
-class FinalNoticeIn(Body):
-    text: Text = Field(min_length=1, max_length=limits.FINAL_NOTICE)
-
-
 class FinalNoticeOut(Out):
     text: str = Field(description="The notice as shown on the campaign and mailed.")
 
@@ -790,39 +642,6 @@ class InviteOut(Out):
     character: str | None = Field(description="The slug of the character it comes with.")
     expires_at: datetime
     url: str = Field(description="The invitation link, to send or copy; it works once.")
-
-
-class RenameIn(Body):
-    name: Text = Field(min_length=1, max_length=120)
-
-
-class AliasesIn(Body):
-    aliases: list[Annotated[Text, Field(min_length=1, max_length=120)]] = Field(
-        max_length=20, description='Other names the character goes by in entries ("Vance").'
-    )
-
-
-class FeedIn(Body):
-    feed_url: Text | None = Field(
-        default=None,
-        max_length=2000,
-        description="The feed of the player's own blog; null or empty for pbp's built-in blog.",
-    )
-
-
-class DropIn(Body):
-    reason: Text = Field(default="", max_length=2000, description="Kept in the audit log.")
-
-
-class HandOverIn(Body):
-    member_id: Id | None = Field(
-        default=None, description="A player of the campaign (their user id) to give it to."
-    )
-    email: Text | None = Field(
-        default=None,
-        max_length=320,
-        description="Without member_id: whom to mail the new invitation (else a link only).",
-    )
 
 
 class HandOverOut(Out):

@@ -93,7 +93,7 @@ def post_event(call: Call, slug: str) -> s.TurnOut:
         actor=call.user,
         now=call.now,
         text=body.text,
-        tailored=_tailored(body.tailored),
+        tailored=turns.tailored_texts(body.tailored),
         deadline_hours=body.deadline_hours,
         expected_number=body.expected_number,
         mail=_mail(),
@@ -101,10 +101,6 @@ def post_event(call: Call, slug: str) -> s.TurnOut:
     )
     events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
     return turn_out(turn, events, None)
-
-
-def _tailored(items) -> list[turns.Tailored]:
-    return [turns.Tailored(t.character_id, t.mode, t.text) for t in items]
 
 
 @operation("POST", TURN + "/close", tag="turns", access="referee", response=s.TurnOut)

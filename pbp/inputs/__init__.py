@@ -8,11 +8,21 @@ a value accepted always fits the row.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from pbp import rules
+from pbp.rules import noteworthy as nw
+
 MAX_ID = 2**31 - 1  # PostgreSQL `integer`
+
+if TYPE_CHECKING:  # built from the rules' vocabularies at run time, which mypy cannot read
+    Ruleset = str
+    RulingKind = str
+else:
+    Ruleset = Literal[tuple(rules.RULESETS)]
+    RulingKind = Literal[tuple(kind.value for kind in nw.RulingKind)]
 
 
 def _no_nul(value: str) -> str:

@@ -13,11 +13,13 @@ from flask import (
 from flask import session as browser_session
 from markupsafe import Markup
 
+from pbp.inputs.campaigns import CampaignIn
 from pbp.request_db import get_session
 from pbp.services import board, campaigns
 from pbp.services.noteworthy import planet, play
 from pbp.web.access import app_secret, current_account, current_membership, login_required
 from pbp.web.actions import Act, action, now
+from pbp.web.forms import parsed
 from pbp.web.page_cache import cached, visitors_version
 
 bp = Blueprint("public", __name__)
@@ -109,11 +111,15 @@ def _new_campaign_page():
 @action(bp, "/campaigns/new", role="user", creates=True, page=_new_campaign_page, get=True)
 def new_campaign(act: Act):
     """Anyone with an account can start a campaign and referee it."""
+    new = parsed(
+        CampaignIn,
+        {"name": act.text("name").strip(), "ruleset": act.text("ruleset") or "noteworthy"},
+    )
     campaign = campaigns.create_campaign(
         session=act.session,
         referee=act.account,
-        name=act.text("name"),
-        ruleset=act.form.get("ruleset", "noteworthy"),
+        name=new.name,
+        ruleset=new.ruleset,
         now=act.now,
     )
     if campaign.ruleset == "noteworthy":

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request, url_for
 
+from pbp.inputs.campaigns import CharacterIn
 from pbp.inputs.referee import consequences, custom_moods, ruling_value
+from pbp.inputs.turns import EventIn, FinalNoticeIn, QueuedEventIO, ResolveIn, RulingIn, SettingsIO
 from pbp.request_db import get_session
 from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
@@ -20,6 +22,7 @@ from pbp.services.mail.outbox import outbox_counts
 from pbp.services.noteworthy import cadence, dashboard, referee, turns
 from pbp.web.access import current_account, login_required, require_referee
 from pbp.web.actions import Act, action, now
+from pbp.web.forms import parsed
 
 bp = Blueprint("referee", __name__, url_prefix="/c/<slug>/referee")
 
@@ -95,15 +98,24 @@ def _back(slug: str, anchor: str = "") -> str:
 
 @action(bp, "/event", role="referee", creates=True, page="referee.board")
 def post_event(act: Act, slug: str):
+    event = parsed(
+        EventIn,
+        {
+            "text": act.text("text"),
+            "tailored": _tailored(act),
+            "deadline_hours": act.text("deadline_hours").strip(),
+            "expected_number": act.text("expected_number").strip(),
+        },
+    )
     turn = referee.open_turn(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
         now=act.now,
-        text=act.text("text"),
-        tailored=_tailored(act),
-        deadline_hours=act.number("deadline_hours", required=False),
-        expected_number=act.number("expected_number"),
+        text=event.text,
+        tailored=turns.tailored_texts(event.tailored),
+        deadline_hours=event.deadline_hours,
+        expected_number=event.expected_number,
         mail=act.mail,
         sender=act.sender,
     )
@@ -111,25 +123,28 @@ def post_event(act: Act, slug: str):
     return act.done(_back(slug), message)
 
 
-def _tailored(act: Act) -> list[turns.Tailored]:
+def _tailored(act: Act) -> list[dict]:
+    """The tailored texts typed (one field and one mode per character), as the API's
+    `TailoredIn` items."""
     tailored = []
     for character in campaigns.characters(session=act.session, campaign=act.campaign):
         text = act.text(f"tailor_{character.id}").strip()
         if text:
             mode = act.form.get(f"mode_{character.id}", "addition")
-            tailored.append(turns.Tailored(character.id, mode, text))
+            tailored.append({"character_id": character.id, "mode": mode, "text": text})
     return tailored
 
 
 @action(bp, "/queue", role="referee", page="referee.board")
 def queue_event(act: Act, slug: str):
     """The next turn's event, kept until the scheduler opens the turn at the deadline."""
+    event = parsed(QueuedEventIO, {"text": act.text("text"), "tailored": _tailored(act)})
     queued = referee.queue_event(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
-        text=act.text("text"),
-        tailored=_tailored(act),
+        text=event.text,
+        tailored=turns.tailored_texts(event.tailored),
     )
     return act.done(_back(slug), "Next event queued." if queued.text else "Queued event cleared.")
 
@@ -150,15 +165,24 @@ def reopen(act: Act, slug: str):
 
 @action(bp, "/rule", role="referee", creates=True, page="referee.board")
 def rule(act: Act, slug: str):
+    ruling = parsed(
+        RulingIn,
+        {
+            "kind": act.text("kind"),
+            "subject_id": act.text("subject_id").strip(),
+            "value": ruling_value(act.text("value")),
+            "reason": act.text("reason"),
+        },
+    )
     referee.rule(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
         now=act.now,
-        kind=act.text("kind"),
-        subject_id=act.number("subject_id", required=False),
-        value=ruling_value(act.text("value")),
-        reason=act.text("reason"),
+        kind=ruling.kind,
+        subject_id=ruling.subject_id,
+        value=ruling.value,
+        reason=ruling.reason,
         mail=act.mail,
     )
     return act.done(_back(slug, "#tally"), "Ruling recorded; the tally below applies it.")
@@ -166,12 +190,14 @@ def rule(act: Act, slug: str):
 
 @action(bp, "/resolve", role="referee", page="referee.board")
 def resolve(act: Act, slug: str):
+    typed = [{"entry_id": k, "text": v} for k, v in consequences(act.form).items() if v.strip()]
+    resolve_in = parsed(ResolveIn, {"consequences": typed})
     turn, _result = referee.resolve(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
         now=act.now,
-        consequences=consequences(act.form),
+        consequences={c.entry_id: c.text for c in resolve_in.consequences},
         mail=act.mail,
         sender=act.sender,
     )
@@ -180,12 +206,13 @@ def resolve(act: Act, slug: str):
 
 @action(bp, "/final-notice", role="referee", creates=True, page="referee.board")
 def final_notice(act: Act, slug: str):
+    notice = parsed(FinalNoticeIn, {"text": act.text("text")})
     referee.publish_final_notice(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
         now=act.now,
-        text=act.text("text"),
+        text=notice.text,
         mail=act.mail,
         sender=act.sender,
     )
@@ -194,13 +221,18 @@ def final_notice(act: Act, slug: str):
 
 @action(bp, "/characters", role="referee", creates=True, page="referee.board")
 def add_character(act: Act, slug: str):
+    aliases = [a.strip() for a in act.text("aliases").split(",") if a.strip()]
+    new = parsed(
+        CharacterIn,
+        {"name": act.text("name"), "feed_url": act.text("feed_url").strip(), "aliases": aliases},
+    )
     character = roster.add_character(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
-        name=act.text("name"),
-        feed_url=act.form.get("feed_url"),
-        aliases=act.text("aliases").split(","),
+        name=new.name,
+        feed_url=new.feed_url,
+        aliases=new.aliases,
         allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
     )
     return act.done(_back(slug, "#roster"), f"{character.name} joins the roster.")
@@ -230,19 +262,35 @@ def poll_now(act: Act, slug: str, blog_id: int):
 
 @action(bp, "/settings", role="referee", page="referee.board")
 def settings(act: Act, slug: str):
+    cadence = {
+        "kind": act.form.get("cadence", "manual"),
+        "at": act.text("cadence_at").strip(),
+        "hours": act.text("cadence_hours").strip(),
+        "remind_hours": act.text("remind_hours").strip(),
+    }
+    chosen = parsed(
+        SettingsIO,
+        {
+            "opening_turns": act.text("opening_turns").strip(),
+            "fair_interval_hours": act.text("fair_interval_hours").strip(),
+            "custom_moods": custom_moods(act.text("custom_moods")),
+            "time_zone": act.text("time_zone") or act.campaign.time_zone,
+            "cadence": {k: v for k, v in cadence.items() if v != ""},  # empty: not set
+        },
+    )
     referee.save_settings(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
-        opening_turns=act.number("opening_turns") or 0,  # required: a refusal if empty
-        fair_interval_hours=act.number("fair_interval_hours", required=False),
-        custom_moods=custom_moods(act.text("custom_moods")),
-        time_zone=act.form.get("time_zone"),
+        opening_turns=chosen.opening_turns,
+        fair_interval_hours=chosen.fair_interval_hours,
+        custom_moods=chosen.custom_moods,
+        time_zone=chosen.time_zone,
         turn_cadence={
-            "kind": act.form.get("cadence", "manual"),
-            "at": act.text("cadence_at"),
-            "hours": act.form.get("cadence_hours") or 0,
-            "remind_hours": act.text("remind_hours"),
+            "kind": chosen.cadence.kind,
+            "at": chosen.cadence.at or "",
+            "hours": chosen.cadence.hours or 0,
+            "remind_hours": chosen.cadence.remind_hours or 0,
         },
     )
     return act.done(_back(slug, "#settings"), "Settings saved.")

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request, url_for
 
+from pbp.inputs.roster import AliasesIn, DropIn, FeedIn, HandOverIn, RenameIn
 from pbp.services import invites, roster
 from pbp.services.noteworthy import blog_settings
 from pbp.web.access import login_required
 from pbp.web.actions import Act, action, refused
+from pbp.web.forms import parsed
 from pbp.web.referee import TOKEN_PAGE_HEADERS, _campaign
 
 bp = Blueprint("roster_admin", __name__, url_prefix="/c/<slug>/referee")
@@ -89,11 +91,12 @@ def _back(slug: str, character_id: int) -> str:
 
 @action(bp, "/characters/<int:character_id>/name", role="referee", page=character)
 def rename(act: Act, slug: str, character_id: int):
+    rename = parsed(RenameIn, {"name": act.text("name")})
     renamed = roster.rename_character(
         session=act.session,
         campaign=act.campaign,
         character_id=character_id,
-        name=act.text("name"),
+        name=rename.name,
         actor=act.account,
         now=act.now,
     )
@@ -102,11 +105,13 @@ def rename(act: Act, slug: str, character_id: int):
 
 @action(bp, "/characters/<int:character_id>/aliases", role="referee", page=character)
 def aliases(act: Act, slug: str, character_id: int):
+    typed = [a.strip() for a in act.text("aliases").split(",") if a.strip()]
+    aliases_in = parsed(AliasesIn, {"aliases": typed})
     roster.set_aliases(
         session=act.session,
         campaign=act.campaign,
         character_id=character_id,
-        aliases=act.text("aliases").split(","),
+        aliases=aliases_in.aliases,
         actor=act.account,
         now=act.now,
     )
@@ -115,11 +120,12 @@ def aliases(act: Act, slug: str, character_id: int):
 
 @action(bp, "/characters/<int:character_id>/feed", role="referee", page=character)
 def feed(act: Act, slug: str, character_id: int):
+    feed_in = parsed(FeedIn, {"feed_url": act.text("feed_url").strip()})
     roster.set_feed_url(
         session=act.session,
         campaign=act.campaign,
         character_id=character_id,
-        feed_url=act.text("feed_url"),
+        feed_url=feed_in.feed_url,
         allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
         actor=act.account,
         now=act.now,
@@ -132,11 +138,12 @@ def feed(act: Act, slug: str, character_id: int):
 
 @action(bp, "/characters/<int:character_id>/drop", role="referee", page=character)
 def drop(act: Act, slug: str, character_id: int):
+    drop_in = parsed(DropIn, {"reason": act.text("reason")})
     dropped = roster.drop_character(
         session=act.session,
         campaign=act.campaign,
         character_id=character_id,
-        reason=act.text("reason"),
+        reason=drop_in.reason,
         actor=act.account,
         now=act.now,
     )
@@ -147,11 +154,9 @@ def drop(act: Act, slug: str, character_id: int):
 
 @action(bp, "/characters/<int:character_id>/player", role="referee", creates=True, page=character)
 def hand_over(act: Act, slug: str, character_id: int):
-    raw_member = act.text("member").strip()
-    try:
-        member_id = int(raw_member) if raw_member else None
-    except ValueError:
-        member_id = -1  # not a member: the service refuses it in words
+    to = parsed(
+        HandOverIn, {"member_id": act.text("member").strip(), "email": act.text("email").strip()}
+    )
     handed = roster.hand_over_character(
         session=act.session,
         campaign=act.campaign,
@@ -159,8 +164,8 @@ def hand_over(act: Act, slug: str, character_id: int):
         actor=act.account,
         now=act.now,
         mail_from=current_app.config["MAIL_FROM"],
-        member_id=member_id,
-        email=act.text("email").strip() or None,
+        member_id=to.member_id,
+        email=to.email,
         **_links(),
     )
     if handed.invite is None:

@@ -137,8 +137,8 @@ def test_keys_expire_after_a_day(db_session, world):
     assert idempotency.find(**record, now=NOW + timedelta(hours=23)) is not None
     assert idempotency.find(**record, now=NOW + timedelta(days=2)) is None
     assert idempotency.purge(session=db_session, now=NOW) == 0
-    count = db_session.exec(select(sa.func.count()).select_from(IdempotencyRecord)).one()
-    assert count == 0
+    mine = select(sa.func.count()).where(IdempotencyRecord.user_id == user.id)
+    assert db_session.exec(mine).one() == 0
 
 
 def test_the_scheduler_forgets_records_older_than_a_day(app, db_session, world):
@@ -162,6 +162,8 @@ def test_the_scheduler_forgets_records_older_than_a_day(app, db_session, world):
         )
     db_session.commit()
     assert idempotency.forget_old in [func for func, _trigger in JOBS]
-    assert idempotency.forget_old(app) == 1
-    keys = db_session.exec(select(IdempotencyRecord.key)).all()
+    assert idempotency.forget_old(app) >= 1  # (and any other test's old form tokens)
+    keys = db_session.exec(
+        select(IdempotencyRecord.key).where(IdempotencyRecord.user_id == user.id)
+    ).all()
     assert keys == ["new"]

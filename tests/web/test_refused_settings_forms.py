@@ -70,7 +70,7 @@ def _character_page(auth, campaign, referee, character) -> str:
         ("name", "name", TYPED + "x" * 120, "char-name", "at most 120 characters"),
         ("aliases", "aliases", TYPED + ", " + "y" * 121, "char-aliases", "at most 120 characters"),
         ("feed", "feed_url", TYPED, "char-feed", "http"),
-        ("drop", "reason", TYPED + "z" * 2000, "drop-reason", "at most 2000 characters"),
+        ("drop", "reason", TYPED + "z" * 2000, "drop-reason", "at most 2,000 characters"),
         ("player", "email", TYPED, "char-invite-email", "not an email address"),
     ],
 )

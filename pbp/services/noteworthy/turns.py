@@ -7,9 +7,10 @@ request advance exactly once (the unique turn number and a status check under a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -50,6 +51,12 @@ class Tailored:
     character_id: int
     mode: str  # "addition" | "replacement"
     text: str
+
+
+def tailored_texts(items: Iterable[Any]) -> list[Tailored]:
+    """The tailored texts of an event as a form or the API sends them (anything with
+    character_id, mode and text)."""
+    return [Tailored(t.character_id, t.mode, t.text) for t in items]
 
 
 def audit(session: Session, campaign: Campaign, actor: User | None, line: lines.Line) -> None:

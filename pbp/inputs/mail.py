@@ -1,0 +1,23 @@
+"""A member's mail preferences, as the API takes them (the page sends its boxes)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from pbp.inputs import Body
+
+
+class MailPreferences(Body):
+    """Which kinds of email a member gets from a campaign (the preferences page's boxes).
+    Invitations and password resets are always sent."""
+
+    events: bool = Field(description="New events and turn news (results, the final notice).")
+    digest: bool = Field(description="The daily digest of new entries and notes.")
+    notes_on_mine: bool = Field(description="Notes on your character's entries.")
+    notes_as_mine: bool = Field(
+        default=True,
+        description="Notes read from other blogs' comments as your character's, with the "
+        "stance read (so a note you did not write is seen). Left out: unchanged.",
+    )
+    challenges: bool = Field(description="Challenges against your character.")
+    forum: bool = Field(description="New posts in forum scenes you watch.")
