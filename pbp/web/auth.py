@@ -31,7 +31,6 @@ from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.accounts import backoff, signup
 from pbp.services.accounts import logins as accounts
-from pbp.services.mail.settings import MailSettings
 from pbp.web import forms
 from pbp.web.access import (
     LoginUser,
@@ -147,11 +146,6 @@ def _backoff() -> backoff.Backoff:
     )
 
 
-def _mail_settings() -> MailSettings:
-    config = current_app.config
-    return MailSettings(config["PBP_BASE_URL"].rstrip("/"), app_secret(), config["MAIL_FROM"])
-
-
 def _remember_device(response, value: str) -> None:
     """The device cookie (pbp.services.accounts.backoff): sent back only to the login
     form, never readable by scripts; logging out keeps it, as it names no session."""
@@ -204,7 +198,7 @@ def login(act: Act):
             backoff=_backoff(),
             secret_key=app_secret(),
             device=request.cookies.get(DEVICE_COOKIE),
-            mail=_mail_settings(),
+            mail=act.mail,
             sender=act.sender,
         )
     except accounts.LoginFailed as exc:  # a wrong password, or too many lately (429)
