@@ -21,3 +21,15 @@ def app_with(engine, connection, database_url, tmp_path):
         )
 
     return make
+
+
+#: Figures a security test reports (the slow-client attacks' p95): written at the end of
+#: the run, so CI's `pytest -q` shows them without `-s`.
+REPORTS: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if REPORTS:
+        terminalreporter.section("security figures")
+        for line in REPORTS:
+            terminalreporter.write_line(line)
