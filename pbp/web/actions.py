@@ -70,6 +70,26 @@ from pbp.web.refusals import REFUSED_FORM, shown_with_form
 
 Role = Literal["anyone", "user", "member", "player", "referee"]
 
+
+def callback(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A machine's request that changes something (a WebSub hub's verification GET), not a
+    person's form: no login, role or form token, but the same one commit after the view,
+    and none when it raises, so the pages' path owns every commit of pbp.web."""
+
+    @functools.wraps(view)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        session = get_session()
+        try:
+            answer = view(*args, **kwargs)
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        return answer
+
+    return run
+
+
 #: POST views that are not page forms, and the path each takes instead.
 UNDECLARED = {
     "websub.deliver": "a hub's signed delivery (pbp.web.websub checks its HMAC signature)",

@@ -30,7 +30,7 @@ from pbp.request_db import get_session
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import websub
 from pbp.services.noteworthy.push_limits import PushLimits
-from pbp.web.actions import now
+from pbp.web.actions import callback, now
 
 bp = Blueprint("websub", __name__)
 
@@ -53,12 +53,12 @@ def init_app(app: Flask) -> None:
 
 @bp.get("/websub/<int:subscription_id>", defaults={"token": None})
 @bp.get("/websub/<int:subscription_id>/<token>")
+@callback
 def verify(subscription_id: int, token: str | None):
     if token is None:
         return RETIRED, 410, TEXT
-    session = get_session()
     challenge = websub.verify(
-        session=session,
+        session=get_session(),
         subscription_id=subscription_id,
         token=token,
         mode=request.args.get("hub.mode", ""),
@@ -68,7 +68,6 @@ def verify(subscription_id: int, token: str | None):
         reason=request.args.get("hub.reason"),
         now=now(),
     )
-    session.commit()
     return challenge, 200, TEXT
 
 
