@@ -18,7 +18,6 @@ from pbp.models import AuditLog, Campaign, Character, User
 from pbp.services import audit_actions
 
 LIMIT = 500
-RULING_WORDS = audit_actions.RULING_WORDS
 
 
 @dataclass(frozen=True)

@@ -105,14 +105,15 @@ def board(*, session: Session, user: User, now: datetime, secret_key: str) -> Bo
     campaigns = tuple((campaign, role) for campaign, role in rows)
     playing = [c for c, role in campaigns if role == "player" and c.status != "ended"]
     refereeing = [c for c, role in campaigns if role == "referee" and c.status != "ended"]
+    refereed_noteworthy = [c for c in refereeing if c.ruleset == "noteworthy"]
     noteworthy = [c for c in playing if c.ruleset == "noteworthy"]
     forum = [c for c, _ in campaigns if c.ruleset in FORUM_RULESETS and c.status != "ended"]
     items = [
         *_entries_to_write(session, user, noteworthy),
-        *_challenges_and_flags(session, user, noteworthy, refereeing, now),
+        *_challenges_and_flags(session, user, noteworthy, refereed_noteworthy),
         *_scenes(session, user, forum, {c.id for c in refereeing}),
         *_invitations(session, user, now, secret_key),
-        *_referee_chores(session, [c for c in refereeing if c.ruleset == "noteworthy"], now),
+        *_referee_chores(session, refereed_noteworthy, now),
         *_failed_mail(session, refereeing),
     ]
     return Board(items=tuple(sorted(items, key=_urgency)), campaigns=campaigns)
@@ -173,12 +174,10 @@ def _challenges_and_flags(
     session: Session,
     user: User,
     playing: list[Campaign],
-    refereeing: list[Campaign],
-    now: datetime,
+    noteworthy_refereed: list[Campaign],
 ) -> list[Waiting]:
     """Challenges against the member's characters, and flags in the referee's turns: both
     read from the turn's tally, run only for a turn that changed since it was last run."""
-    noteworthy_refereed = [c for c in refereeing if c.ruleset == "noteworthy"]
     turns = _open_turns(session, [*playing, *noteworthy_refereed])
     if not turns:
         return []

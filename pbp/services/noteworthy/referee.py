@@ -44,7 +44,7 @@ from pbp.services.noteworthy import (
 
 # (kind, what it decides in words) for the ruling form's choices.
 RULING_KINDS = [
-    (k.value, audit_log.RULING_WORDS.get(k.value, k.value.replace("_", " "))) for k in nw.RulingKind
+    (k.value, lines.RULING_WORDS.get(k.value, k.value.replace("_", " "))) for k in nw.RulingKind
 ]
 
 
