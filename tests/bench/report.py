@@ -11,7 +11,8 @@ end with "|", e.g. tests/bench/test_bench_growth.py's 1x/4x/16x curve): it is wr
 table of its own under the benchmark's name, below the summary.
 
 The `figure:` lines (tests/bench/figures.py) are also written as the "Guarded figures" table,
-one row per figure and scale (a run at one scale keeps the other scale's rows). `--check`
+one row per figure and scale (a run at one scale keeps the other scale's rows; a run at the
+small scale changes only those rows, the document's figures being the full scale's). `--check`
 writes nothing: it fails when a figure misses its target, or when a guarded figure is worse
 than that table's by more than 10% at the same scale (issue #34 item 4).
 """
@@ -201,5 +202,11 @@ def bench(scale: str, output: Path | None, check: bool, pytest_args: tuple[str, 
     figures = figures_by_benchmark(text)
     guard = guard_table(parse(text), scale, previous)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(markdown(figures, scale, datetime.now(UTC), guard))
-    click.echo(f"wrote {output} ({len(figures)} benchmarks)")
+    if scale == "full" or not previous:
+        output.write_text(markdown(figures, scale, datetime.now(UTC), guard))
+        click.echo(f"wrote {output} ({len(figures)} benchmarks)")
+    else:  # a smoke size's figures are not the document's: only its guarded rows change
+        output.write_text(
+            previous.partition(GUARD_HEADING)[0].rstrip("\n") + "\n\n" + "\n".join(guard) + "\n"
+        )
+        click.echo(f"wrote the {scale} scale's guarded figures into {output}")
