@@ -161,3 +161,10 @@ def note_returns(
             )  # fmt: skip
     session.flush()
     return len(due)
+
+
+def mine(*, session: Session, campaign: Campaign, actor: User | None, now: datetime):
+    """The player's own current hiatus, or None (the campaign page's form, the API)."""
+    campaigns.require_member(session=session, campaign=campaign, user=actor, doing="see this")
+    assert actor is not None
+    return current(session, campaign, now).get(actor.id)
