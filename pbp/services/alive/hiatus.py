@@ -168,3 +168,8 @@ def mine(*, session: Session, campaign: Campaign, actor: User | None, now: datet
     campaigns.require_member(session=session, campaign=campaign, user=actor, doing="see this")
     assert actor is not None
     return current(session, campaign, now).get(actor.id)
+
+
+def away_until(*, session: Session, campaign: Campaign, now: datetime) -> dict[int, datetime]:
+    """The roster's "away until ...": user id -> the day they are back."""
+    return {user_id: row.until for user_id, row in current(session, campaign, now).items()}
