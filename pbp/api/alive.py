@@ -27,9 +27,7 @@ def settings_io(kept: plan.Plan) -> s.ActivitySettingsIO:
     )
 
 
-@operation(
-    "GET", CAMPAIGN + "/activity", tag="referee", access="referee", response=s.ActivityOut
-)
+@operation("GET", CAMPAIGN + "/activity", tag="referee", access="referee", response=s.ActivityOut)
 def get_activity(call: Call, slug: str) -> s.ActivityOut:
     """The activity check: every character turn by turn (a forum game: posting window by
     window), its entries, notes and posts, whether it met the campaign's rule, and how many
@@ -42,15 +40,23 @@ def get_activity(call: Call, slug: str) -> s.ActivityOut:
         settings=settings_io(seen.plan),
         periods=[
             s.ActivityPeriodOut(
-                key=p.key, number=p.number, label=p.label, start=p.start, end=p.end,
+                key=p.key,
+                number=p.number,
+                label=p.label,
+                start=p.start,
+                end=p.end,
                 finished=p.finished,
             )  # fmt: skip
             for p in seen.periods
         ],
         rows=[
             s.ActivityRowOut(
-                character_id=r.character_id, name=r.name, status=r.status, player=r.player,
-                missed_in_row=r.missed_in_row, away_until=r.away_until,
+                character_id=r.character_id,
+                name=r.name,
+                status=r.status,
+                player=r.player,
+                missed_in_row=r.missed_in_row,
+                away_until=r.away_until,
                 cells=[
                     s.ActivityCellOut(period=p.key, **c.__dict__)
                     for p, c in zip(seen.periods, r.cells, strict=True)

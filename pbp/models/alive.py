@@ -26,8 +26,8 @@ class Nudge(SQLModel, table=True):
 
     id: RowId = Field(default=None, primary_key=True)
     campaign_id: int = _fk("campaign.id")
-    # "t" and the turn's number for a Noteworthy game; for a forum game (no turns) the posting window's
-    # start, "w" and its ISO date: what "once per turn" is keyed by.
+    # "t" and the turn's number in a Noteworthy game; in a forum game (no turns) "w" and
+    # the posting window's start: what "once per turn" is keyed by.
     turn_key: str = Field(max_length=40)
     user_id: int = _fk("user.id")
     # "before:48" (hours before the deadline), "overdue" (to the player), "overdue-list"

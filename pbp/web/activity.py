@@ -34,9 +34,7 @@ def page(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     require_referee(campaign)
-    seen = activity.check(
-        session=session, campaign=campaign, actor=signed_in_account(), now=now()
-    )
+    seen = activity.check(session=session, campaign=campaign, actor=signed_in_account(), now=now())
     return render_template(
         "referee/activity.html", campaign=campaign, seen=seen, drop_from=DROP_FROM
     )

@@ -152,12 +152,7 @@ def missed_in_row(cells, periods) -> int:
 
 def _noteworthy(session, campaign, plan, now):
     past = history_service.campaign_history(session=session, campaign=campaign)
-    turns = {
-        t.number: t
-        for t in session.exec(
-            select(Turn).where(Turn.campaign_id == campaign.id)
-        )
-    }
+    turns = {t.number: t for t in session.exec(select(Turn).where(Turn.campaign_id == campaign.id))}
     entries = Counter(
         {
             (turn_id, character_id): n

@@ -28,7 +28,7 @@ MAX_NOTE = 2000
 
 
 def back_on(campaign: Campaign, day: date) -> datetime:
-    """"Away until 20 December": back on that day, from midnight in the campaign's zone."""
+    """ "Away until 20 December": back on that day, from midnight in the campaign's zone."""
     return datetime.combine(day, time(0), tzinfo=ZoneInfo(campaign.time_zone))
 
 
@@ -59,9 +59,7 @@ def ends(hiatus: Hiatus) -> datetime:
 
 def overlaps(hiatuses: Iterable[Hiatus], user_id: int | None, start: datetime, end: datetime):
     """Whether `user_id` was away at any time in [start, end): that turn is excused."""
-    return any(
-        h.user_id == user_id and h.starts_at < end and ends(h) > start for h in hiatuses
-    )
+    return any(h.user_id == user_id and h.starts_at < end and ends(h) > start for h in hiatuses)
 
 
 def go_away(

@@ -125,8 +125,7 @@ def run(*, session: Session, campaign: Campaign, now: datetime, mail: MailSettin
         [r.user_id for r in activity.rows if r.user_id]
     )))}  # fmt: skip
     characters = {
-        c.id: c
-        for c in session.exec(select(Character).where(Character.campaign_id == campaign.id))
+        c.id: c for c in session.exec(select(Character).where(Character.campaign_id == campaign.id))
     }
     sent = 0
     for index in range(max(0, len(activity.periods) - 2), len(activity.periods)):
@@ -151,13 +150,13 @@ def run(*, session: Session, campaign: Campaign, now: datetime, mail: MailSettin
                 if not _claim(session, campaign, period.key, user_id, kind) or quiet:
                     continue
                 if mail is not None:
-                    row = alive_mail.queue_nudge(
+                    letter = alive_mail.queue_nudge(
                         session=session, settings=mail, campaign=campaign,
                         key=f"nudge:{campaign.id}:{period.key}:{user_id}:{kind}",
                         player=users[user_id], characters=chars, due=_due(campaign, period),
                         overdue=overdue, now=now,
                     )  # fmt: skip
-                    count += row is not None
+                    count += letter is not None
             if overdue:
                 count += _overdue_list(session, campaign, activity, index, mail, now)
             sent += count
@@ -168,11 +167,7 @@ def run(*, session: Session, campaign: Campaign, now: datetime, mail: MailSettin
 
 
 def _due(campaign: Campaign, period: activity_service.Period) -> alive_mail.Due:
-    todo = (
-        "post in a scene you play in"
-        if is_forum(campaign)
-        else "post an entry"
-    )
+    todo = "post in a scene you play in" if is_forum(campaign) else "post an entry"
     assert period.end is not None  # due_marks has none without
     return alive_mail.Due(period.label, period.end, todo, period.url)
 

@@ -21,8 +21,8 @@ from pbp.errors import UserError
 from pbp.models import AuditLog, Campaign, Turn
 from pbp.services import audit_actions as lines
 from pbp.services.mail.notifications import queue_turn_waiting
-from pbp.services.noteworthy import turns
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy import turns
 
 KINDS = ("manual", "daily", "hours")
 

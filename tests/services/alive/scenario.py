@@ -129,9 +129,9 @@ def check(engine, campaign_id: int) -> None:
         campaign = session.get(Campaign, campaign_id)
         assert campaign is not None
         bodies = session.exec(
-            select(OutboxMessage.body_text).where(
-                OutboxMessage.campaign_id == campaign_id, OutboxMessage.kind == "overdue_list"
-            ).order_by(col(OutboxMessage.id))
+            select(OutboxMessage.body_text)
+            .where(OutboxMessage.campaign_id == campaign_id, OutboxMessage.kind == "overdue_list")
+            .order_by(col(OutboxMessage.id))
         ).all()
         assert "Bram" in bodies[-1] and "3 turns in a row" in bodies[-1], bodies[-1]
         assert "Cleo" not in bodies[-1] and "Ada" not in bodies[-1]

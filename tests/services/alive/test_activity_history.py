@@ -50,8 +50,10 @@ def test_activity_and_history_show_the_same_turns_standings_and_challenges(engin
                 assert (cell.status, cell.challenges) == (standing.status, standing.made)
         ada_row = seen.row(ada.id)
         assert ada_row.cells[0].entries == 2  # her entry and her challenge
-        assert sum(c.challenges for c in ada_row.cells) == 1 == sum(
-            line.standings[ada.id].made for line in story.turns
+        assert (
+            sum(c.challenges for c in ada_row.cells)
+            == 1
+            == sum(line.standings[ada.id].made for line in story.turns)
         )
     finally:
         drop_committed_campaign(engine, Campaign(id=campaign_id))

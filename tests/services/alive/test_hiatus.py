@@ -79,10 +79,8 @@ def test_a_date_in_the_past_or_the_referee_is_refused(db_session, game):
         )  # fmt: skip
 
 
-def test_an_away_character_stays_active_and_the_referee_can_still_rule_it_dropped(
-    db_session, game
-):
-    """"an away character still counts as active, and the referee can still rule it
+def test_an_away_character_stays_active_and_the_referee_can_still_rule_it_dropped(db_session, game):
+    """ "an away character still counts as active, and the referee can still rule it
     dropped": the ruling overrides the absence."""
     campaign, ada, player = game
     hiatus.go_away(
