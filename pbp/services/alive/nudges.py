@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from pbp import links
 from pbp.models import AuditLog, Campaign, Character, Nudge, User
 from pbp.services import audit_actions as lines
 from pbp.services import audit_log
@@ -153,7 +154,7 @@ def run(*, session: Session, campaign: Campaign, now: datetime, mail: MailSettin
                     letter = alive_mail.queue_nudge(
                         session=session, settings=mail, campaign=campaign,
                         key=f"nudge:{campaign.id}:{period.key}:{user_id}:{kind}",
-                        player=users[user_id], characters=chars, due=_due(campaign, period),
+                        player=users[user_id], characters=chars, due=_due(campaign, period, mail),
                         overdue=overdue, now=now,
                     )  # fmt: skip
                     count += letter is not None
@@ -166,10 +167,11 @@ def run(*, session: Session, campaign: Campaign, now: datetime, mail: MailSettin
     return sent
 
 
-def _due(campaign: Campaign, period: activity_service.Period) -> alive_mail.Due:
+def _due(campaign: Campaign, period: activity_service.Period, mail: MailSettings) -> alive_mail.Due:
     todo = "post in a scene you play in" if is_forum(campaign) else "post an entry"
     assert period.end is not None  # due_marks has none without
-    return alive_mail.Due(period.label, period.end, todo, period.url)
+    url = links.absolute(mail.base_url, period.url)
+    return alive_mail.Due(period.label, period.end, todo, url)
 
 
 def _overdue_list(session, campaign, activity, index, mail, now) -> int:
@@ -186,12 +188,15 @@ def _overdue_list(session, campaign, activity, index, mail, now) -> int:
     ]
     if not silent or mail is None:
         return 0
-    referees = alive_mail.referees(session, campaign)
-    for _membership, user in referees:
+    claimed = [
         _claim(session, campaign, period.key, user.id, OVERDUE_LIST)
+        for _membership, user in alive_mail.referees(session, campaign)
+    ]
+    if not any(claimed):
+        return 0
     rows = alive_mail.queue_overdue_list(
         session=session, settings=mail, campaign=campaign,
-        key=f"nudge:{campaign.id}:{period.key}:{OVERDUE_LIST}", due=_due(campaign, period),
+        key=f"nudge:{campaign.id}:{period.key}:{OVERDUE_LIST}", due=_due(campaign, period, mail),
         silent=silent, now=now,
     )  # fmt: skip
     return len(rows)
