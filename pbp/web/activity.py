@@ -43,21 +43,20 @@ def page(slug: str):
 @action(bp, "/referee/activity/settings", role="referee", page=page)
 def settings(act: Act, slug: str):
     hours = [h.strip() for h in act.text("nudge_hours").replace(";", ",").split(",")]
-    chosen = parsed(
-        ActivitySettingsIO,
-        {
-            "nudge_hours": [h for h in hours if h],
-            "overdue_hours": act.text("overdue_hours").strip(),
-            "rule_count": act.text("rule_count").strip(),
-            "rule_days": act.text("rule_days").strip(),
-        },
-    )
+    overdue = act.text("overdue_hours").strip()  # empty: no overdue nudge
+    typed = {
+        "nudge_hours": [h for h in hours if h],
+        "overdue_hours": overdue,
+        "rule_count": act.text("rule_count").strip(),
+        "rule_days": act.text("rule_days").strip(),
+    }
+    chosen = parsed(ActivitySettingsIO, {k: v for k, v in typed.items() if v != ""})
     plan.save(
         session=act.session,
         campaign=act.campaign,
         actor=act.account,
         nudge_hours=chosen.nudge_hours,
-        overdue_hours=chosen.overdue_hours if act.text("overdue_hours").strip() else None,
+        overdue_hours=chosen.overdue_hours if overdue else None,
         rule_count=chosen.rule_count,
         rule_days=chosen.rule_days,
     )
