@@ -66,7 +66,9 @@ def test_the_settings_form_is_refused_as_typed_and_saved(client, auth, game, db_
     assert fields(page)["nudge-hours"] == "72, soon"
     page = auth.post(url, {"nudge_hours": "999", "overdue_hours": "", "rule_count": "1"})
     assert page.status_code == 422, page.status_code
-    assert "between 1 hour and 14 days" in page.get_data(as_text=True).split("role=\"alert\"")[1][:200]
+    assert (
+        "between 1 hour and 14 days" in page.get_data(as_text=True).split('role="alert"')[1][:200]
+    )
     assert fields(page)["nudge-hours"] == "999"
     ok = auth.post(url, {"nudge_hours": "72, 12;2", "overdue_hours": "", "rule_count": "2"})
     assert ok.status_code == 302
@@ -93,9 +95,7 @@ def test_away_and_back_show_on_the_roster_and_the_board(client, auth, game, db_s
     auth.logout()
     auth.login(player)
     assert auth.post(f"/c/{campaign.slug}/me/back", {}).status_code == 302
-    assert "away until" not in client.get(f"/c/{campaign.slug}/characters/").get_data(
-        as_text=True
-    )
+    assert "away until" not in client.get(f"/c/{campaign.slug}/characters/").get_data(as_text=True)
     kinds = db_session.exec(
         select(OutboxMessage.kind).where(OutboxMessage.campaign_id == campaign.id)
     ).all()

@@ -35,10 +35,10 @@ from pbp.models import OutboxMessage, Thread, User, utcnow
 from pbp.services import campaigns
 from pbp.services.accounts import backoff, signup
 from pbp.services.accounts import logins as accounts
+from pbp.services.alive import nudges
 from pbp.services.cards import tables as cards
 from pbp.services.forum import posts
 from pbp.services.forum.drafts import Draft
-from pbp.services.alive import nudges
 from pbp.services.mail import notifications
 from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail.send import SmtpTransport, send_pending

@@ -98,3 +98,23 @@ def test_an_away_character_stays_active_and_the_referee_can_still_rule_it_droppe
         actor=referee, now=NOW,
     )  # fmt: skip
     assert dropped.status == "outsider"
+
+
+def test_the_referees_reminder_button_skips_an_away_player(db_session, game):
+    """ "Away players get no nudges": the referee's button is a nudge too."""
+    from pbp.services.noteworthy import reminders
+
+    campaign, ada, player = game
+    hiatus.go_away(
+        session=db_session, campaign=campaign, actor=player, until=date(2026, 4, 1), note="",
+        now=NOW,
+    )  # fmt: skip
+    turn = turns.latest_turn(session=db_session, campaign=campaign)
+    sent = reminders.remind_missing(
+        session=db_session, campaign=campaign, turn=turn, mail=SETTINGS, now=NOW, actor=None
+    )
+    assert sent == 1  # Bram only
+    recipients = db_session.exec(
+        select(OutboxMessage.recipient).where(OutboxMessage.kind == "reminder")
+    ).all()
+    assert player.email not in recipients and len(recipients) == 1
