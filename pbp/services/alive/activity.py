@@ -177,14 +177,11 @@ def _noteworthy(session, campaign, plan, now):
         }
     )
     periods, cells = [], {}
-    write = links.write(campaign.slug)
     for line in past.turns:
         turn = turns[line.number]
-        end = turn.deadline or turn.closed_at
-        finished = turn.status != "open" or (turn.deadline is not None and turn.deadline <= now)
-        key = f"t{turn.number}"
-        periods.append(Period(key, turn.number, f"Turn {turn.number}", turn.opened_at, end,
-                              finished, write))  # fmt: skip
+        period = _turn_period(campaign, turn, now)
+        key = period.key
+        periods.append(period)
         for cid, standing in line.standings.items():
             cells[(key, cid)] = Cell(
                 entries=entries[(turn.id, cid)],
@@ -217,16 +214,54 @@ def _forum(session, campaign, plan, characters, now):
         if who:
             count[(window_start(campaign, plan, at), who)] += 1
     periods, cells = [], {}
-    url = links.forum(campaign.slug)
-    start, number = first, int((first - campaign.created_at) / length) + 1
+    start = first
     while start <= now:
-        end = start + length
-        key = f"w{start:%Y-%m-%dT%H%M}"
-        label = f"the {plan.rule_days}-day window from {start:%Y-%m-%d}"
-        periods.append(Period(key, number, label, start, end, end <= now, url))
+        period = _window_period(campaign, plan, start, now)
+        key, end = period.key, start + length
+        periods.append(period)
         for character, _user in characters:
             joined = character.created_at < end
             status = character.status if joined else None
             cells[(key, character.id)] = Cell(posts=count[(start, character.id)], status=status)
-        start, number = end, number + 1
+        start = end
     return periods, cells
+
+
+def _turn_period(campaign: Campaign, turn: Turn, now: datetime) -> Period:
+    finished = turn.status != "open" or (turn.deadline is not None and turn.deadline <= now)
+    return Period(
+        f"t{turn.number}", turn.number, f"Turn {turn.number}", turn.opened_at,
+        turn.deadline or turn.closed_at, finished, links.write(campaign.slug),
+    )  # fmt: skip
+
+
+def _window_period(campaign: Campaign, plan: Plan, start: datetime, now: datetime) -> Period:
+    assert plan.rule_days is not None
+    length = timedelta(days=plan.rule_days)
+    end = start + length
+    return Period(
+        f"w{start:%Y-%m-%dT%H%M}", int((start - campaign.created_at) / length) + 1,
+        f"the {plan.rule_days}-day window from {start:%Y-%m-%d}", start, end, end <= now,
+        links.forum(campaign.slug),
+    )  # fmt: skip
+
+
+def recent_periods(*, session: Session, campaign: Campaign, now: datetime) -> list[Period]:
+    """The last two periods (the one running and the one before), read cheaply: what the
+    nudge job looks at before it takes a campaign's lock (one query at most)."""
+    plan = plan_of(campaign)
+    if plan.rule_days is not None:
+        current = window_start(campaign, plan, now)
+        starts = [current - timedelta(days=plan.rule_days), current]
+        return [
+            _window_period(campaign, plan, start, now)
+            for start in starts
+            if start >= campaign.created_at
+        ]
+    latest = session.exec(
+        select(Turn)
+        .where(Turn.campaign_id == campaign.id)
+        .order_by(col(Turn.number).desc())
+        .limit(2)
+    ).all()
+    return [_turn_period(campaign, turn, now) for turn in reversed(latest)]

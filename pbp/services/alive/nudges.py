@@ -89,9 +89,9 @@ def noted(session: Session, campaign: Campaign, key: str, kind: str) -> bool:
 
 def pending(session: Session, campaign: Campaign, now: datetime) -> bool:
     """Whether anything may be due (read without the lock; `run` decides under it)."""
-    activity = activity_service.measure(session=session, campaign=campaign, now=now)
-    for period in activity.periods[-2:]:
-        for kind, _at in due_marks(activity.plan, period, now):
+    plan = plan_of(campaign)
+    for period in activity_service.recent_periods(session=session, campaign=campaign, now=now):
+        for kind, _at in due_marks(plan, period, now):
             if not noted(session, campaign, period.key, kind):
                 return True
     return False
