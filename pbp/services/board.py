@@ -50,6 +50,7 @@ from pbp.models import (
 from pbp.models.forum import Post, PostRecipient, Thread
 from pbp.models.mail import OutboxMessage
 from pbp.services.accounts.logins import invite_token
+from pbp.templating import in_zone
 from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import FORUM_RULESETS, can_see_post
 from pbp.services.noteworthy import tally
@@ -467,12 +468,14 @@ def _away(session: Session, user: User, campaigns: list[Campaign], refereeing: s
     items = []
     for hiatus, player in rows:
         campaign = by_id[hiatus.campaign_id]
+        back = in_zone(hiatus.until, campaign.time_zone).date().isoformat()
         if player.id == user.id:
-            text, path = "You are marked away", links.away(campaign.slug)
+            text, path = f"You are marked away until {back}", links.away(campaign.slug)
         elif campaign.id in refereeing:
-            text = f"{player.display_name} is away"
+            text = f"{player.display_name} is away until {back}"
             path = links.activity(campaign.slug)
         else:
             continue
-        items.append(Waiting("away", campaign.slug, campaign.name, text, path, hiatus.until))
+        # No time limit: an absence is news, not a deadline, so it sorts after them.
+        items.append(Waiting("away", campaign.slug, campaign.name, text, path))
     return items

@@ -91,7 +91,7 @@ def test_away_and_back_show_on_the_roster_and_the_board(client, auth, game, db_s
     assert "You are marked away" in client.get("/").get_data(as_text=True)
     auth.logout()
     auth.login(referee)
-    assert "is away" in client.get("/").get_data(as_text=True)
+    assert "is away until 2026-07-20" in client.get("/").get_data(as_text=True)
     auth.logout()
     auth.login(player)
     assert auth.post(f"/c/{campaign.slug}/me/back", {}).status_code == 302
