@@ -50,10 +50,10 @@ from pbp.models import (
 from pbp.models.forum import Post, PostRecipient, Thread
 from pbp.models.mail import OutboxMessage
 from pbp.services.accounts.logins import invite_token
-from pbp.templating import in_zone
 from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import FORUM_RULESETS, can_see_post
 from pbp.services.noteworthy import tally
+from pbp.templating import in_zone
 
 #: The kinds of line, in the order they come when no time limit sorts them.
 KINDS = (
