@@ -668,6 +668,7 @@ class ActivityCellOut(Out):
     status: str | None = Field(description="At the turn's start; None: not in the game.")
     met: bool | None = Field(description="Met the activity rule; None: not counted.")
     excused: bool = Field(description="Not met, but the player was away during the turn.")
+    asked: bool = Field(description="The rule applies: in the game, not the winner, not dropped.")
 
 
 class ActivityRowOut(Out):

@@ -23,7 +23,8 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, func, select
 
 from pbp import links
-from pbp.models import Campaign, Character, Entry, Note, Post, Thread, Turn, User
+from pbp.models import AuditLog, Campaign, Character, Entry, Note, Post, Thread, Turn, User
+from pbp.services import audit_actions as lines
 from pbp.services import campaigns
 from pbp.services.alive import hiatus as hiatus_service
 from pbp.services.alive.plan import Plan, is_forum, plan_of, window_start
@@ -52,6 +53,7 @@ class Cell:
     status: str | None = None  # at the turn's start (history's), None: not in the game
     met: bool | None = None  # None: not counted
     excused: bool = False
+    asked: bool = False  # the rule applies: in the game, not the winner, not dropped
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ def measure(*, session: Session, campaign: Campaign, now: datetime) -> Activity:
         .order_by(col(Character.name))
     ).all()
     absences = hiatus_service.all_of(session, campaign)
+    dropped = _dropped(session, campaign)
     away = hiatus_service.current(session, campaign, now)
     if is_forum(campaign):
         periods, cells = _forum(session, campaign, plan, characters, now)
@@ -105,7 +108,10 @@ def measure(*, session: Session, campaign: Campaign, now: datetime) -> Activity:
         line = []
         for period in periods:
             cell = cells.get((period.key, character.id), Cell())
-            if cell.status is not None and cell.status != "winner":
+            gone = dropped.get(character.id)
+            # Asked to post: in the game, not the winner, not ruled dropped before the turn.
+            if cell.status not in (None, "winner") and (gone is None or period.start < gone):
+                cell = _with(cell, asked=True)
                 met = _met(cell, plan)
                 if met or period.finished:
                     excused = not met and hiatus_service.overlaps(
@@ -128,6 +134,20 @@ def measure(*, session: Session, campaign: Campaign, now: datetime) -> Activity:
             )
         )
     return Activity(plan, tuple(periods), tuple(rows))
+
+
+def _dropped(session: Session, campaign: Campaign) -> dict[int, datetime]:
+    """Character id -> when the referee ruled it dropped (roster.drop_character): from then
+    on it is asked for nothing, so it is neither nudged nor counted as missing."""
+    rows = session.exec(
+        select(AuditLog.detail, AuditLog.created_at).where(
+            AuditLog.campaign_id == campaign.id,
+            AuditLog.action == lines.CharacterDropped.action,
+        )
+    ).all()
+    return {
+        detail["character_id"]: at for detail, at in rows if detail.get("character_id") is not None
+    }
 
 
 def _met(cell: Cell, plan: Plan) -> bool:

@@ -140,7 +140,7 @@ def run(*, session: Session, campaign: Campaign, now: datetime, mail: MailSettin
             owing: dict[int, list[Character]] = defaultdict(list)
             for row in activity.rows:
                 cell = row.cells[index]
-                if row.user_id is None or row.user_id in away or cell.status in (None, "winner"):
+                if row.user_id is None or row.user_id in away or not cell.asked:
                     continue
                 if (cell.met is False) if overdue else (cell.met is not True and not cell.excused):
                     owing[row.user_id].append(characters[row.character_id])

@@ -118,3 +118,26 @@ def test_the_referees_reminder_button_skips_an_away_player(db_session, game):
         select(OutboxMessage.recipient).where(OutboxMessage.kind == "reminder")
     ).all()
     assert player.email not in recipients and len(recipients) == 1
+
+
+def test_a_character_ruled_dropped_is_asked_for_nothing_after(db_session, game):
+    """After the referee's ruling the character is neither nudged nor counted missing."""
+    campaign, ada, _ = game
+    referee = db_session.exec(
+        select(User).where(User.display_name == "Referee").order_by(User.id.desc())
+    ).first()
+    roster.drop_character(
+        session=db_session, campaign=campaign, character_id=ada.id, reason="left",
+        actor=referee, now=NOW - timedelta(hours=1),
+    )  # fmt: skip
+    later = NOW + timedelta(days=4)
+    seen = activity.measure(session=db_session, campaign=campaign, now=later)
+    cell = seen.row(ada.id).cells[0]
+    assert (cell.asked, cell.met, seen.row(ada.id).missed_in_row) == (False, None, 0)
+    from pbp.services.alive import nudges
+
+    nudges.run(session=db_session, campaign=campaign, now=later, mail=SETTINGS)
+    overdue = db_session.exec(
+        select(OutboxMessage.recipient).where(OutboxMessage.kind == "overdue")
+    ).all()
+    assert db_session.get(User, ada.user_id).email not in overdue and len(overdue) == 1
