@@ -50,11 +50,6 @@ SECTIONS = {
     "referee": "referee",
     "auth.create_invite": "referee",
     "mail.preferences": "mail",
-    "activity.page": "activity",
-    "activity.settings": "activity",
-    "activity.away_page": "away",
-    "activity.away": "away",
-    "activity.back": "away",
 }
 
 
@@ -86,10 +81,6 @@ def campaign_nav(campaign: Campaign) -> list[NavItem]:
             sections.append(("tables", "Card tables", url_for("tables.index", slug=slug)))
         if is_referee:
             sections.append(("referee", "GM", url_for("referee.board", slug=slug)))
-    if is_referee:
-        sections.append(("activity", "Activity", url_for("activity.page", slug=slug)))
-    elif member is not None:
-        sections.append(("away", "Away", url_for("activity.away_page", slug=slug)))
     if member is not None:
         sections.append(("mail", "Email", url_for("mail.preferences", slug=slug)))
     here = current_section()
