@@ -11,6 +11,10 @@ from pbp.models.accounts import (
     LoginFailure,
     User,
 )
+from pbp.models.alive import (
+    Hiatus,
+    Nudge,
+)
 from pbp.models.api import (
     TOKEN_SCOPES,
     ApiToken,
@@ -96,6 +100,7 @@ __all__ = [
     "Character",
     "EVENT_MODES",
     "Entry",
+    "Hiatus",
     "EntryRevision",
     "Event",
     "IdempotencyRecord",
@@ -103,6 +108,7 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Note",
+    "Nudge",
     "OUTBOX_STATUSES",
     "OutboxMessage",
     "POST_AUDIENCES",

@@ -12,6 +12,7 @@ def init_app(app: Flask) -> None:
     from pbp import request_size
     from pbp.web import (
         actions,
+        activity,
         auth,
         base_url,
         blog,
@@ -51,6 +52,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(referee.bp)
     app.register_blueprint(roster_admin.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(activity.bp)
     app.register_blueprint(turns.bp)
     app.register_blueprint(roster.characters_bp)
     app.register_blueprint(roster.tables_bp)

@@ -62,6 +62,10 @@ TWINS = {
     "cards.new": "open_table",
     "cards.act": "move",
     "player.blog": "choose_blog",
+    # keeping a game alive (pbp.web.activity, issue #30)
+    "activity.settings": "put_activity_settings",
+    "activity.away": "set_away",
+    "activity.back": "end_away",
     # the secret calendar address (pbp.web.calendar)
     "calendar.make": "make_calendar",
     "calendar.revoke": "revoke_calendar",
