@@ -150,9 +150,7 @@ def save_draft(
         with session.begin_nested():  # a savepoint: only this change is undone on a race
             session.add(draft)
     except sa.exc.IntegrityError as exc:  # another tab saved the first draft at this moment
-        raise Conflict(
-            "this draft was saved from elsewhere at the same moment: save again"
-        ) from exc
+        raise Conflict("this draft was saved elsewhere at the same moment: save again") from exc
     return draft
 
 

@@ -16,7 +16,11 @@ from pbp.services.noteworthy import hosted_blog
 from pbp.web import actions
 from pbp.web import forum as forum_web
 from tests.services.forum.tables import make_table, write
-from tests.web.test_blog_pages import game, login_as  # noqa: F401  (a fixture, shared)
+from tests.web import test_blog_pages as blog_tests
+from tests.web.test_blog_pages import login_as
+
+# The blog pages' game (turn 1 open, six players) and clock, shared rather than copied.
+game, clock = blog_tests.game, blog_tests.clock
 
 T_BODY = "The fog came in over the pier and I had not yet decided whether to"
 
@@ -24,9 +28,8 @@ T_BODY = "The fog came in over the pier and I had not yet decided whether to"
 def _save_button(page) -> str:
     """The "Save draft" button's address: the form is sent there, without any script."""
     text = page.get_data(as_text=True)
-    found = re.search(
-        r'<button formaction="([^"]+)" formnovalidate name="action" value="draft">', text
-    )
+    button = r'<button formaction="([^"]+)" formnovalidate name="action" value="draft">'
+    found = re.search(button, text)
     assert found, "the form has a Save draft button"
     return html.unescape(found.group(1))
 
@@ -168,7 +171,7 @@ def test_a_note_draft_reopens_on_its_entry_and_goes_when_posted(client, auth, ga
         title="Harbour",
         body_markdown="Boats.",
         mood="Calm",
-        now=game_now(),
+        now=blog_tests.T0,
     )
     db_session.commit()
     login_as(auth, db_session, bram)
@@ -181,12 +184,6 @@ def test_a_note_draft_reopens_on_its_entry_and_goes_when_posted(client, auth, ga
     note = auth.post(f"{entry_url}/notes", {"body": "A whole thought about boats."})
     assert note.status_code == 302
     assert _drafts(db_session) == []
-
-
-def game_now():
-    from tests.web.test_blog_pages import T0
-
-    return T0
 
 
 # -- the forum's forms ---------------------------------------------------------------------
