@@ -21,7 +21,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from pbp.models import Membership, OutboxMessage, User
+from pbp.models import Character, Membership, OutboxMessage, User
 from pbp.models.forum import Thread
 from pbp.services import export, saved_drafts
 from pbp.services.accounts import logins as accounts
@@ -270,12 +270,10 @@ def test_the_writer_reads_their_own_drafts(app, auth, client, db_session, hidden
     """The draft markers can be met where a draft would show: Ada's write form, her note
     form on the shown entry and the API."""
     campaign, _, _, values = hidden
-    ada = db_session.exec(
-        select(User)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.campaign_id == campaign.id, Membership.role == "player")
-        .order_by(User.id)
-    ).first()
+    first = db_session.exec(
+        select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+    ).first()  # Ada, the first character make_characters makes
+    ada = db_session.get(User, first.user_id)
     seen = _everything(app, client, auth, db_session, ada, values)
     for needle in DRAFTS:
         assert any(needle in text for url, text in seen.items() if not url.startswith("/api/"))
