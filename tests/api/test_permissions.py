@@ -79,6 +79,21 @@ MATRIX = {
         {"events": True, "digest": True, "notes_on_mine": False, "challenges": True, "forum": True},
         MEMBERS,
     ),
+    # A member's own saved draft (issue #29 item 5): none yet to read (404), any member
+    # saves and deletes their own.
+    "get_draft": (
+        "GET",
+        "/campaigns/{slug}/drafts/entry",
+        None,
+        {ANON: 401, STRANGER: 403, PLAYER: 404, OTHER: 404, REF: 404},
+    ),
+    "save_draft": (
+        "PUT",
+        "/campaigns/{slug}/drafts/entry",
+        {"fields": {"body": "Half of it"}},
+        MEMBERS,
+    ),
+    "delete_draft": ("DELETE", "/campaigns/{slug}/drafts/entry", None, MEMBERS),
     "list_invites": ("GET", "/campaigns/{slug}/invites", None, only_referee(200)),
     "resend_invite": (
         "POST",
