@@ -40,9 +40,11 @@
         if (answer.status === 204) {
           saved = now;
           say("Draft saved at " + clock() + ".");
-        } else if (answer.type === "opaqueredirect") {
-          say("Draft not saved: you are logged out. Your text is still here: log in " +
-              "in another tab, then it is saved again.");
+        } else if (answer.type === "opaqueredirect" || answer.status === 400) {
+          // Sent to the login page, or the form's CSRF token belongs to a session that
+          // ended: the last draft saved is kept, what was typed since is only here.
+          say("Draft not saved: your session has ended. The draft saved before is kept; " +
+              "copy what you typed since, then log in again.");
         } else {
           say("Draft not saved (" + answer.status + "): it is tried again in a moment.");
         }
