@@ -76,6 +76,10 @@ from pbp.models.noteworthy import (
     Ruling,
     Turn,
 )
+from pbp.models.saved_drafts import (
+    DRAFT_FORMS,
+    SavedDraft,
+)
 from pbp.models.websub import (
     WEBSUB_STATES,
     WebSubSubscription,
@@ -92,6 +96,7 @@ __all__ = [
     "CHARACTER_STATUSES",
     "CLIENT_TOKEN_LENGTH",
     "CalendarFeed",
+    "DRAFT_FORMS",
     "Campaign",
     "CampaignSecret",
     "CardEvent",
@@ -122,6 +127,7 @@ __all__ = [
     "Roll",
     "Ruling",
     "STANCES",
+    "SavedDraft",
     "Sheet",
     "TOKEN_SCOPES",
     "TURN_STATUSES",

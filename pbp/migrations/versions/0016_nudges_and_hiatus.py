@@ -4,7 +4,7 @@
 workers send each nudge once. `hiatus`: a player's "away until", kept after they are back
 so the activity check of past turns knows who was excused.
 
-Revision ID: 0019
+Revision ID: 0016
 Revises: 0015
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 import sqlmodel
 
 
-revision = '0019'
+revision = '0016'
 down_revision = '0015'
 branch_labels = None
 depends_on = None
