@@ -61,6 +61,10 @@ from pbp.models.forum import (
 from pbp.models.mail import (
     OutboxMessage,
 )
+from pbp.models.mail_in import (
+    REPLY_TARGETS,
+    ReplyToken,
+)
 from pbp.models.noteworthy import (
     AuthorAlias,
     Blog,
@@ -110,9 +114,11 @@ __all__ = [
     "Post",
     "PostRecipient",
     "PostRevision",
+    "REPLY_TARGETS",
     "ROLES",
     "ROLL_ID_LENGTH",
     "ROLL_VISIBILITIES",
+    "ReplyToken",
     "Roll",
     "Ruling",
     "STANCES",
