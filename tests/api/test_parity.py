@@ -41,6 +41,7 @@ TWINS = {
     # starting a campaign, mail preferences
     "public.new_campaign": "create_campaign",
     "mail.preferences": "put_mail_preferences",
+    "mail.revoke_replies": "revoke_reply_addresses",
     # a player's blog and notes (pbp.web.blog, pbp.web.player)
     "blog.write": "write_entry",
     "blog.edit": "edit_entry",

@@ -22,7 +22,7 @@ from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hosted_blog
 from pbp.services.noteworthy import tally as tally_service
 from tests.factories import make_campaign, make_characters, make_user
-from tests.helpers import make_test_app
+from tests.helpers import Api, make_test_app, make_token, wire
 from tests.smtpserver import SmtpServer, free_port
 
 NOW = datetime(2026, 5, 1, 13, 0, tzinfo=UTC)
@@ -262,3 +262,19 @@ def test_the_stdin_pipe_posts_the_same_way(app, db_session, smtp, game, runner):
     assert result.output.strip() == "posted"
     (note,) = db_session.exec(select(Note).where(Note.entry_id == duel.id)).all()
     assert note.author_character_id == cleo.id
+
+
+def test_a_member_revokes_their_reply_addresses_through_the_api(app, db_session, smtp, game):
+    campaign, (ada, bram, cleo, _dov) = game
+    wire(app)
+    token = make_token(db_session, _user(db_session, cleo))
+    _challenge(app, db_session, campaign, ada, bram)
+    (news,) = smtp.received_by(_user(db_session, cleo).email)
+    answer = Api(app.test_client()).call(
+        "DELETE", f"/campaigns/{campaign.slug}/me/mail/replies", token=token
+    )
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert answer.get_json()["revoked"] == 1
+    reply = _reply(news, _user(db_session, cleo).email, "Support.")
+    outcomes = deliver(app, reply.as_bytes(), [reply["To"]], "cleo@x.test")
+    assert [o.status for o in outcomes] == ["refused"]
