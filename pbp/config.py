@@ -155,6 +155,8 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "MAX_FORM_MEMORY_SIZE": max_request,
         # POSTs a minute per address to the WebSub callback: a busy hub pushes many blogs.
         "PBP_WEBSUB_LIMIT": env.get("PBP_WEBSUB_LIMIT") or "300 per minute",
+        # POSTs a minute per address to the Webmention endpoint (issue #31 item 4).
+        "PBP_WEBMENTION_LIMIT": env.get("PBP_WEBMENTION_LIMIT") or "60 per minute",
         # GETs of one secret calendar address (pbp.web.calendar): an app reading it every
         # few minutes fits; one stuck in a loop does not.
         "PBP_CALENDAR_LIMIT": env.get("PBP_CALENDAR_LIMIT") or "60 per hour",

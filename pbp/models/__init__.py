@@ -76,6 +76,10 @@ from pbp.models.noteworthy import (
     Ruling,
     Turn,
 )
+from pbp.models.webmention import (
+    ReceivedMention,
+    SentMention,
+)
 from pbp.models.websub import (
     WEBSUB_STATES,
     WebSubSubscription,
@@ -118,10 +122,12 @@ __all__ = [
     "ROLES",
     "ROLL_ID_LENGTH",
     "ROLL_VISIBILITIES",
+    "ReceivedMention",
     "ReplyToken",
     "Roll",
     "Ruling",
     "STANCES",
+    "SentMention",
     "Sheet",
     "TOKEN_SCOPES",
     "TURN_STATUSES",
