@@ -31,7 +31,7 @@ PREFERENCE_LABELS = {
     "notes_on_mine": "notes on your entries",
     "notes_as_mine": "notes read from other blogs as yours, with how pbp read them",
     "challenges": "challenges against your character",
-    "judging": "other characters' challenges, which you may support or oppose",
+    "judging": "challenges between other characters, which yours may support or oppose",
 }
 # Which preferences each kind of campaign has a use for (issue #27 item 10: a Noteworthy
 # member was offered mail about forum scenes it has none of).
