@@ -13,6 +13,7 @@ from email.message import EmailMessage
 import pytest
 from sqlmodel import select
 
+from pbp import limits
 from pbp.mail_in_cli import mail_in_command
 from pbp.mail_in_server import MailInServer, deliver
 from pbp.models import Membership, Note, OutboxMessage, ReplyToken, Turn, User
@@ -278,3 +279,27 @@ def test_a_member_revokes_their_reply_addresses_through_the_api(app, db_session,
     reply = _reply(news, _user(db_session, cleo).email, "Support.")
     outcomes = deliver(app, reply.as_bytes(), [reply["To"]], "cleo@x.test")
     assert [o.status for o in outcomes] == ["refused"]
+
+
+def test_replies_keep_the_pages_length_and_rate_limits(app, db_session, smtp, game):
+    """The note form's limits hold for a reply: a note too long is refused, and so is one
+    past the account's content rate (the pages' own counter)."""
+    campaign, (ada, bram, cleo, _dov) = game
+    app.config["PBP_CONTENT_LIMIT"] = "2 per minute"
+    _challenge(app, db_session, campaign, ada, bram)
+    (news,) = smtp.received_by(_user(db_session, cleo).email)
+    cleo_mail = _user(db_session, cleo).email
+    smtp.reset()
+
+    def reply(text: str, n: int) -> str:
+        message = _reply(news, cleo_mail, text)
+        del message["Message-ID"]
+        message["Message-ID"] = f"<reply-{n}@client.test>"
+        return deliver(app, message.as_bytes(), [message["To"]], cleo_mail)[0].status
+
+    assert reply("x" * (limits.NOTE_BODY + 1), 1) == "refused"
+    assert reply("Support. Fine.", 2) == "posted"
+    assert reply("Also: fine.", 3) == "refused"  # the third content action this minute
+    bodies = [m.message.get_body(("plain",)).get_content() for m in smtp.received_by(cleo_mail)]
+    assert len(bodies) == 2
+    assert "at most" in bodies[0] and "faster than pbp allows" in bodies[1]
