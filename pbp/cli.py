@@ -20,6 +20,7 @@ from pbp.accounts_cli import token_group, user_group
 from pbp.config import default_database_url, served_base_url
 from pbp.errors import PbpError, RulesError
 from pbp.forum_cli import verify_cards, verify_rolls
+from pbp.mail_in_cli import mail_in_command
 
 
 def _engine():
@@ -282,6 +283,7 @@ cli.add_command(verify_rolls)
 cli.add_command(verify_cards)
 cli.add_command(user_group)
 cli.add_command(token_group)
+cli.add_command(mail_in_command)
 
 
 def main() -> None:

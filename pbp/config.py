@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
@@ -103,6 +104,16 @@ def signup_mode(value: str | None) -> str:
     return mode
 
 
+def reply_domain(value: str | None) -> str:
+    """PBP_REPLY_DOMAIN: a bare domain name (mail for reply+...@it reaches `pbp mail-in`)."""
+    domain = (value or "").strip().lower().rstrip(".")
+    if domain and not re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?", domain):
+        raise ConfigError(
+            f"PBP_REPLY_DOMAIN is {value!r}; set it to a domain name, like example.org"
+        )
+    return domain
+
+
 def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -> dict:
     """Read pbp's settings from the environment (see docs/operating.md, "Configuration")."""
     env = os.environ if environ is None else environ
@@ -121,6 +132,9 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "PBP_PAGE_RECHECK_SECONDS": float(env.get("PBP_PAGE_RECHECK_SECONDS") or 1),
         "SMTP_URL": env.get("SMTP_URL") or None,
         "MAIL_FROM": env.get("PBP_MAIL_FROM") or "pbp <pbp@localhost>",
+        # Replies to notification mails (issue #31 item 3): mails carry a secret Reply-To
+        # at this domain, whose mail `pbp mail-in` receives. Unset: no reply address.
+        "PBP_REPLY_DOMAIN": reply_domain(env.get("PBP_REPLY_DOMAIN")),
         "PBP_SIGNUP": signup_mode(env.get("PBP_SIGNUP")),
         "PBP_ALLOW_PRIVATE_FEEDS": _flag(env.get("PBP_ALLOW_PRIVATE_FEEDS")),
         "PBP_POLL_THREADS": int(env.get("PBP_POLL_THREADS") or 16),
@@ -141,6 +155,8 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         "MAX_FORM_MEMORY_SIZE": max_request,
         # POSTs a minute per address to the WebSub callback: a busy hub pushes many blogs.
         "PBP_WEBSUB_LIMIT": env.get("PBP_WEBSUB_LIMIT") or "300 per minute",
+        # POSTs a minute per address to the Webmention endpoint (issue #31 item 4).
+        "PBP_WEBMENTION_LIMIT": env.get("PBP_WEBMENTION_LIMIT") or "60 per minute",
         # GETs of one secret calendar address (pbp.web.calendar): an app reading it every
         # few minutes fits; one stuck in a loop does not.
         "PBP_CALENDAR_LIMIT": env.get("PBP_CALENDAR_LIMIT") or "60 per hour",

@@ -18,7 +18,7 @@ from pbp.services import idempotency
 from pbp.services.mail import notifications
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import cadence, polling, websub
+from pbp.services.noteworthy import cadence, polling, webmentions, websub
 
 log = logging.getLogger("pbp.scheduler")
 
@@ -63,6 +63,7 @@ JOBS: list[tuple] = [
     (advance_turns, {"trigger": "interval", "minutes": 1}),
     (remind_players, {"trigger": "interval", "minutes": 1}),
     (websub_upkeep, {"trigger": "interval", "minutes": 1}),
+    (webmentions.webmention_pass, {"trigger": "interval", "minutes": 1}),
     # The sweep: anything a request's after-commit send missed (crash, server down).
     (mail_send.send_outbox, {"trigger": "interval", "seconds": 30}),
     # Keyed by day, so an hourly run queues each player's digest once.

@@ -15,6 +15,7 @@ from pbp.services import lookups as api_reads
 from pbp.services import roster as roster_service
 from pbp.services.lookups import Page
 from pbp.services.mail import preferences as mail_preferences
+from pbp.services.mail import reply_tokens
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import (
     commenters,
@@ -278,6 +279,22 @@ def get_mail_preferences(call: Call, slug: str) -> s.MailPreferences:
             campaigns.require_member(session=call.session, campaign=campaign, user=call.user)
         )
     )
+
+
+@operation(
+    "DELETE",
+    "/campaigns/<slug>/me/mail/replies",
+    tag="campaigns",
+    access="member",
+    response=s.RepliesRevokedOut,
+)
+def revoke_reply_addresses(call: Call, slug: str) -> s.RepliesRevokedOut:
+    """Stop every reply address of your mails from this campaign: replies to them are no
+    longer posted. The next mails carry new ones."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    member = campaigns.require_member(session=call.session, campaign=campaign, user=call.user)
+    count = reply_tokens.revoke_all(session=call.session, membership=member, now=call.now)
+    return s.RepliesRevokedOut(revoked=count)
 
 
 @operation(

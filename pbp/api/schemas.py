@@ -125,6 +125,12 @@ class CalendarOut(Out):
     created_at: datetime | None
 
 
+class RepliesRevokedOut(Out):
+    """Your reply addresses in a campaign's mails, stopped (issue #31 item 3)."""
+
+    revoked: int = Field(description="How many reply addresses stopped working.")
+
+
 class CampaignOut(Out):
     id: int
     slug: str

@@ -20,4 +20,9 @@ class MailPreferences(Body):
         "stance read (so a note you did not write is seen). Left out: unchanged.",
     )
     challenges: bool = Field(description="Challenges against your character.")
+    judging: bool = Field(
+        default=False,
+        description="Other characters' challenges, which yours may support or oppose (a "
+        "reply to the mail is a note, when the instance has PBP_REPLY_DOMAIN).",
+    )
     forum: bool = Field(description="New posts in forum scenes you watch.")

@@ -65,6 +65,10 @@ from pbp.models.forum import (
 from pbp.models.mail import (
     OutboxMessage,
 )
+from pbp.models.mail_in import (
+    REPLY_TARGETS,
+    ReplyToken,
+)
 from pbp.models.noteworthy import (
     AuthorAlias,
     Blog,
@@ -79,6 +83,10 @@ from pbp.models.noteworthy import (
 from pbp.models.saved_drafts import (
     DRAFT_FORMS,
     SavedDraft,
+)
+from pbp.models.webmention import (
+    ReceivedMention,
+    SentMention,
 )
 from pbp.models.websub import (
     WEBSUB_STATES,
@@ -121,13 +129,17 @@ __all__ = [
     "Post",
     "PostRecipient",
     "PostRevision",
+    "REPLY_TARGETS",
     "ROLES",
     "ROLL_ID_LENGTH",
     "ROLL_VISIBILITIES",
+    "ReceivedMention",
+    "ReplyToken",
     "Roll",
     "Ruling",
     "STANCES",
     "SavedDraft",
+    "SentMention",
     "Sheet",
     "TOKEN_SCOPES",
     "TURN_STATUSES",

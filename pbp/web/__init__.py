@@ -34,6 +34,7 @@ def init_app(app: Flask) -> None:
         times,
         tokens,
         turns,
+        webmention,
         websub,
     )
 
@@ -42,6 +43,7 @@ def init_app(app: Flask) -> None:
     auth.init_app(app)  # login, CSRF on every POST, rate limits, cookie flags
     signup.init_app(app)  # /signup (PBP_SIGNUP), under the same limiter
     websub.init_app(app)  # the WebSub callback: CSRF-exempt, under the same limiter
+    webmention.init_app(app)  # the Webmention endpoint, advertised on every page; limited
     calendar.init_app(app)  # /account/calendar and the secret .ics feeds, limited
     nav.init_app(app)  # the campaign navigation bar, a template global
     actions.init_app(app)  # form_fields(), as_typed() and refusal() for the forms' templates

@@ -93,6 +93,8 @@ def callback(view: Callable[..., Any]) -> Callable[..., Any]:
 #: POST views that are not page forms, and the path each takes instead.
 UNDECLARED = {
     "websub.deliver": "a hub's signed delivery (pbp.web.websub checks its HMAC signature)",
+    "webmention.receive": "a Webmention (W3C) anyone may send: stored as pending, its source "
+    "verified by a job through the SSRF-guarded fetcher (pbp.web.webmention)",
 }
 
 TOKEN_FIELD = "form_token"

@@ -3,6 +3,7 @@ unsubscribe -- a confirmation page and the POST that RFC 8058 mail clients send 
 List-Unsubscribe URL.
 
     GET/POST /c/<slug>/me/mail        which kinds of email a member gets from a campaign
+    POST /c/<slug>/me/mail/replies/revoke   stop every reply address of the member's mails
     GET/POST /mail/unsubscribe/<token>
 
 The signed token in the URL is the whole authorisation -- the person may not be logged
@@ -17,6 +18,7 @@ from flask import Blueprint, current_app, render_template, request, url_for
 from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.mail import preferences as mail_preferences
+from pbp.services.mail import reply_tokens
 from pbp.web.access import login_required, require_member
 from pbp.web.actions import Act, action, refused
 
@@ -42,6 +44,7 @@ def _preferences_page(slug: str):
         campaign=campaign,
         chosen=chosen,
         labels=mail_preferences.offered(campaign),
+        replies=bool(current_app.config.get("PBP_REPLY_DOMAIN")),
     )
 
 
@@ -52,6 +55,19 @@ def preferences(act: Act, slug: str):
         session=act.session, membership=act.member, chosen=act.form.getlist("on")
     )
     return act.done(url_for("mail.preferences", slug=slug), "Email preferences saved.")
+
+
+@action(bp, "/c/<slug>/me/mail/replies/revoke", role="member", page=_preferences_page)
+def revoke_replies(act: Act, slug: str):
+    """Issue #31 item 3: the member's reply addresses stop working at once (a mail was
+    forwarded, a mailbox lost); the next mails carry new ones."""
+    assert act.member is not None  # role "member"
+    count = reply_tokens.revoke_all(session=act.session, membership=act.member, now=act.now)
+    message = (
+        f"{count} reply address{'es' if count != 1 else ''} revoked: replies to earlier mails "
+        "are no longer posted. New mails carry new ones."
+    )
+    return act.done(url_for("mail.preferences", slug=slug), message)
 
 
 @bp.get("/mail/unsubscribe/<token>")

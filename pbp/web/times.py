@@ -25,14 +25,19 @@ def iso(moment: datetime | None) -> str:
     return moment.isoformat()
 
 
-def time_tag(moment: datetime | None, zone: str = "UTC", seconds: bool = False) -> Markup:
-    """`<time datetime="ISO">2026-12-01 19:00 CET</time>`; nothing for no moment."""
+def time_tag(
+    moment: datetime | None, zone: str = "UTC", seconds: bool = False, cls: str = ""
+) -> Markup:
+    """`<time datetime="ISO">2026-12-01 19:00 CET</time>`; nothing for no moment. `cls`: its
+    class (microformats2's `dt-published` on entries and notes)."""
     if moment is None:
         return Markup("")
     shown = zoned(moment, zone)
     if seconds:  # a roll's moment: to the second, as its record has it
         local = in_zone(moment, zone)
         shown = f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or zone}"
+    if cls:
+        return Markup('<time class="{}" datetime="{}">{}</time>').format(cls, iso(moment), shown)
     return Markup('<time datetime="{}">{}</time>').format(iso(moment), shown)
 
 

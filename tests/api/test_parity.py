@@ -41,6 +41,7 @@ TWINS = {
     # starting a campaign, mail preferences
     "public.new_campaign": "create_campaign",
     "mail.preferences": "put_mail_preferences",
+    "mail.revoke_replies": "revoke_reply_addresses",
     # a player's blog and notes (pbp.web.blog, pbp.web.player)
     "blog.write": "write_entry",
     "blog.edit": "edit_entry",
@@ -99,6 +100,8 @@ NO_TWIN = {
     "mail.unsubscribe": "the unsubscribe link in a mail; the API has put_mail_preferences",
     # Not a person's action: a WebSub hub pushing a feed's new content to pbp.
     "websub.deliver": "a hub's server-to-server delivery, signed with the subscription's secret",
+    # Not a person's action: another site's Webmention (W3C), a protocol endpoint itself.
+    "webmention.receive": "a site's server-to-server Webmention, verified by a job",
 }
 
 

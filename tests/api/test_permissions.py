@@ -119,6 +119,8 @@ MATRIX = {
         None,
         {**MEMBERS, PLAYER: 409, OTHER: 409, REF: 409},
     ),
+    # A member's own reply-by-mail addresses (issue #31 item 3): any member stops theirs.
+    "revoke_reply_addresses": ("DELETE", "/campaigns/{slug}/me/mail/replies", None, MEMBERS),
     "list_invites": ("GET", "/campaigns/{slug}/invites", None, only_referee(200)),
     "resend_invite": (
         "POST",

@@ -18,15 +18,19 @@ from __future__ import annotations
 import io
 import zipfile
 from datetime import timedelta
+from email.message import EmailMessage
 
 import pytest
-from sqlmodel import select
+import sqlalchemy as sa
+from sqlmodel import col, select
 
+from pbp import mail_in_server
 from pbp.models import OutboxMessage
-from pbp.models.forum import Thread
+from pbp.models.forum import Post, Thread
 from pbp.services import saved_drafts
 from pbp.services.accounts import calendar as calendars
-from pbp.services.forum import gm, posts, threads
+from pbp.services.forum import gm, post_mail, posts, threads
+from pbp.services.mail.settings import MailSettings
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.routes import every_get_url, forum_values
@@ -206,3 +210,50 @@ def test_the_draft_markers_are_really_there_for_their_writer(app, auth, client, 
     for needle in DRAFT_SECRETS:
         assert any(needle in text for url, text in seen.items() if not url.startswith("/api/"))
         assert any(needle in text for url, text in seen.items() if url.startswith("/api/"))
+
+
+def test_replies_by_mail_carry_no_secret_out(app, auth, client, db_session, table):
+    """Issue #31 item 3, the reply-by-email channel: every member answers every mail they
+    got, quoting all of it, from their own address. A reply is a public post, so only the
+    mails about public posts carry a reply address, and the quoted mail is not posted: no
+    reader meets a marker more than before."""
+    app.config["PBP_REPLY_DOMAIN"] = "reply.pbp.test"
+    settings = MailSettings.from_config(app.config)
+    # The table's mails again, now with reply addresses (the outbox keys them per post).
+    db_session.exec(sa.delete(OutboxMessage))  # type: ignore[call-overload]
+    everything = db_session.exec(select(Post).order_by(col(Post.id))).all()
+    for post in everything:
+        thread = db_session.get(Thread, post.thread_id)
+        post_mail.notify(db_session, table.campaign, thread, post, settings, T0)
+    db_session.commit()
+    readers = [u for u in (table.cleo_user, table.bram_user, table.stranger, table.gm) if u]
+    replies = 0
+    for user in readers:
+        for mail in db_session.exec(
+            select(OutboxMessage).where(OutboxMessage.recipient == user.email)
+        ):
+            address = mail.headers.get("Reply-To")
+            # A hidden post's mail takes no reply (the GM's mail of a public post may show
+            # a hidden roll's label: its reply must leave the quote out).
+            for marker in (m for m in POST_SECRETS if m != "MKDELETED"):
+                if marker in mail.body_text:
+                    assert address is None, f"a mail showing {marker} takes replies"
+            if address is None:
+                continue
+            quoted = "\n".join("> " + line for line in mail.body_text.splitlines())
+            reply = EmailMessage()
+            reply["From"], reply["To"], reply["Subject"] = (
+                user.email,
+                address,
+                "Re: " + mail.subject,
+            )
+            reply.set_content(f"Noted.\n\nOn 1 July 2026, pbp wrote:\n{quoted}\n")
+            outcomes = mail_in_server.deliver(app, reply.as_bytes(), [address], user.email)
+            assert [o.status for o in outcomes] == ["posted"], outcomes
+            replies += 1
+    assert replies, "some mail took a reply: the test can fail"
+    for who, user in _readers(table).items():
+        seen = _fetch_everything(app, client, auth, db_session, table, who, user)
+        for needle in _hidden(who, ended=False):
+            for url, text in seen.items():
+                assert needle not in text, f"the {who} meets {needle} at {url}"

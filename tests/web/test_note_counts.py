@@ -52,7 +52,7 @@ def challenged(db_session, game, clock):
 def _labels(html: str) -> dict[str, str]:
     """Each note's author and the label beside it."""
     found = re.findall(
-        r'<span class="who">([^<]+)</span>\s*<span class="muted">·</span>\s*'
+        r'<span class="who[^"]*">([^<]+)</span>\s*<span class="muted">·</span>\s*'
         r'<span class="note-count[^"]*">([^<]+)</span>',
         html,
     )

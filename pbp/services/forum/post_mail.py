@@ -14,7 +14,7 @@ from pbp.services.forum.drafts import KINDS
 from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import can_see_post, recipients_of, views_of
 from pbp.services.mail.preferences import wants
-from pbp.services.mail.queue import Letter, queue
+from pbp.services.mail.queue import Letter, ReplyTo, queue
 from pbp.services.mail.settings import MailSettings
 
 
@@ -53,7 +53,11 @@ def notify(
             dedupe_key=f"forum-post:{post.id}:{user.id}",
             to=user,
             campaign=campaign,
+            membership=membership,
             subject=f"{view.author} in {thread.title}",
             context={"thread": thread, "view": view, "kind": KINDS[view.kind].lower(), "url": url},
+            # Replies by mail are public posts: offered under public posts only, so a
+            # reply (or a quote left in it) cannot carry a whisper or a GM-only post out.
+            reply=ReplyTo(thread_id=thread.id) if post.audience == "all" else None,
         )
         queue(session=session, settings=mail, letter=letter, now=now)

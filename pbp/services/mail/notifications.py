@@ -32,7 +32,7 @@ from pbp.models import (
     User,
 )
 from pbp.services.mail.preferences import wants
-from pbp.services.mail.queue import Guest, Letter, queue, queue_all, rewrite_queued
+from pbp.services.mail.queue import Guest, Letter, ReplyTo, queue, queue_all, rewrite_queued
 from pbp.services.mail.settings import MailSettings
 
 NOTE_EXCERPT = 300  # characters of each note quoted in the mail
@@ -319,6 +319,7 @@ def queue_note_notification(
             "notes": items,
             "entry_page": entry_url(settings, campaign, character, entry),
         },
+        reply=ReplyTo(entry_id=entry.id),
     )
     return queue(session=session, settings=settings, letter=letter, now=now)
 
@@ -490,8 +491,65 @@ def queue_challenge_notification(
             "entry_page": entry_url(settings, campaign, challenger, entry),
             "turn_url": turn_url(settings, campaign, turn.number),
         },
+        reply=ReplyTo(entry_id=entry.id),
     )
     return queue(session=session, settings=settings, letter=letter, now=now)
+
+
+def queue_challenge_news(
+    *,
+    session: Session,
+    settings: MailSettings,
+    entry: Entry,
+    target_id: int,
+    now: datetime,
+) -> list[OutboxMessage]:
+    """Tell the other active characters' players of a challenge they may judge (Noteworthy:
+    "Each PC still in the game (except the challenger and target) may ... note clear
+    support or opposition to the challenge"), for those who asked for it ("judging"). A
+    reply to the mail is a note on the entry (issue #31 item 3), checked as the note form's.
+    Once per entry and player."""
+    challenger = session.get(Character, entry.character_id)
+    target = session.get(Character, target_id)
+    turn = session.get(Turn, entry.turn_id)
+    assert challenger is not None and turn is not None  # the entry's keys; a challenge's turn
+    campaign = session.get(Campaign, challenger.campaign_id)
+    assert campaign is not None  # the character's foreign key
+    rows = session.exec(
+        select(Character, User, Membership)
+        .join(User, col(User.id) == Character.user_id)
+        .join(
+            Membership,
+            (col(Membership.user_id) == User.id)
+            & (col(Membership.campaign_id) == Character.campaign_id),
+        )
+        .where(Character.campaign_id == campaign.id, Character.status == "active")
+        .where(col(Character.id).not_in((challenger.id, target_id)))
+        .order_by(col(Character.id))
+    ).all()
+    letters = [
+        Letter(
+            kind="challenge_news",
+            template="challenge_news",
+            dedupe_key=f"challenge-news:{entry.id}:{user.id}",
+            to=user,
+            campaign=campaign,
+            membership=membership,
+            subject=f"{challenger.name} challenges {target.name if target else 'someone'}",
+            context={
+                "character": character,
+                "challenger": challenger,
+                "target": target,
+                "entry": entry,
+                "entry_page": entry_url(settings, campaign, challenger, entry),
+                "turn_url": turn_url(settings, campaign, turn.number),
+            },
+            reply=ReplyTo(entry_id=entry.id),
+        )
+        for character, user, membership in rows
+        if membership.role == "player" and wants(membership, "judging")
+    ]
+    return queue_all(session=session, settings=settings, letters=letters, now=now)
 
 
 # -- the daily digest -----------------------------------------------------------------------

@@ -20,6 +20,8 @@ PREFERENCES = {
     "notes_on_mine": True,
     "notes_as_mine": True,
     "challenges": True,
+    # Off unless asked for: a mail to every other player at each challenge (issue #31 item 3).
+    "judging": False,
     "forum": True,
 }
 PREFERENCE_LABELS = {
@@ -29,6 +31,7 @@ PREFERENCE_LABELS = {
     "notes_on_mine": "notes on your entries",
     "notes_as_mine": "notes read from other blogs as yours, with how pbp read them",
     "challenges": "challenges against your character",
+    "judging": "challenges between other characters, which yours may support or oppose",
 }
 # Which preferences each kind of campaign has a use for (issue #27 item 10: a Noteworthy
 # member was offered mail about forum scenes it has none of).
@@ -49,6 +52,7 @@ PREFERENCE_OF = {
     # preference in a forum game.
     **{base: "events" for base in ("nudge", "overdue", "overdue_list", "away", "back")},
     **{f"forum_{base}": "forum" for base in ("nudge", "overdue", "overdue_list", "away", "back")},
+    "challenge_news": "judging",
 }
 
 

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from pbp import links, templating
 from pbp.models import Campaign, Membership, OutboxMessage
+from pbp.services.mail import reply_tokens
 from pbp.services.mail.preferences import PREFERENCE_LABELS, PREFERENCE_OF, unsubscribe_url
 from pbp.services.mail.settings import MailSettings
 
@@ -59,6 +60,15 @@ class Guest:
 
 
 @dataclass(frozen=True)
+class ReplyTo:
+    """Where a reply to the mail goes (issue #31 item 3): an entry's notes or a forum
+    thread. The mail then carries the member's secret reply address for it."""
+
+    entry_id: int | None = None
+    thread_id: int | None = None
+
+
+@dataclass(frozen=True)
 class Letter:
     """One mail to one person, before it is rendered. `dedupe_key` makes queueing it
     idempotent: a retried change queues nothing twice."""
@@ -71,6 +81,7 @@ class Letter:
     campaign: Campaign | None = None
     membership: Membership | None = None  # whose preferences govern it, if any
     context: Mapping[str, Any] = field(default_factory=dict)
+    reply: ReplyTo | None = None  # with `membership`: a reply by mail posts there
 
 
 def queue(
@@ -83,7 +94,11 @@ def queue(
 ):
     """Render `letter` and write it into the outbox (or return the row already there).
     `send_at`: not sent before then (default: at once)."""
-    subject, text, html, headers, campaign_id = _rendered(settings, letter)
+    existing = _by_key(session, letter.dedupe_key)
+    if existing is not None:  # nothing to render, and no reply address to make
+        return existing
+    reply_to = _reply_address(session, settings, letter, now)
+    subject, text, html, headers, campaign_id = _rendered(settings, letter, reply_to)
     return queue_message(
         session=session,
         settings=settings,
@@ -120,9 +135,30 @@ def rewrite_queued(
     return done.rowcount == 1
 
 
-def _rendered(settings: MailSettings, letter: Letter):
-    """(subject, text, html, headers, campaign id) of `letter`."""
-    context = {"user": letter.to, "base_url": settings.base_url, **letter.context}
+def _reply_address(
+    session: Session, settings: MailSettings, letter: Letter, now: datetime
+) -> str | None:
+    if letter.reply is None or letter.membership is None:
+        return None
+    return reply_tokens.reply_address(
+        session=session,
+        settings=settings,
+        membership=letter.membership,
+        entry_id=letter.reply.entry_id,
+        thread_id=letter.reply.thread_id,
+        now=now,
+    )
+
+
+def _rendered(settings: MailSettings, letter: Letter, reply_to: str | None = None):
+    """(subject, text, html, headers, campaign id) of `letter`; `reply_to`, the member's
+    reply address, goes into the Reply-To header and the text (which says what it does)."""
+    context = {
+        "user": letter.to,
+        "base_url": settings.base_url,
+        "reply_address": reply_to,
+        **letter.context,
+    }
     subject, headers, campaign_id = letter.subject, {}, None
     if letter.campaign is not None:
         campaign = letter.campaign
@@ -139,6 +175,8 @@ def _rendered(settings: MailSettings, letter: Letter):
         subject = f"[{campaign.name}] {subject}"
         headers = _list_headers(settings, campaign, unsubscribe)
         campaign_id = campaign.id
+    if reply_to:
+        headers = {**headers, "Reply-To": reply_to}
     text, html = render(letter.template, **context)
     return subject, text, html, headers, campaign_id
 

@@ -15,10 +15,18 @@ class MailSettings:
     base_url: str
     secret_key: str
     mail_from: str
+    # PBP_REPLY_DOMAIN: where replies to notification mails go (pbp.services.mail.reply_tokens);
+    # empty, mails carry no reply address.
+    reply_domain: str = ""
 
     @classmethod
     def from_config(cls, config: Mapping) -> MailSettings:
-        return cls(config["PBP_BASE_URL"].rstrip("/"), config["SECRET_KEY"], config["MAIL_FROM"])
+        return cls(
+            config["PBP_BASE_URL"].rstrip("/"),
+            config["SECRET_KEY"],
+            config["MAIL_FROM"],
+            (config.get("PBP_REPLY_DOMAIN") or "").strip().lower(),
+        )
 
     @property
     def domain(self) -> str:

@@ -29,7 +29,7 @@ from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
 from pbp.services import lookups, saved_drafts
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import play, play_mail
+from pbp.services.noteworthy import play, play_mail, webmentions
 from pbp.services.noteworthy.ingest import (
     EntryIndex,
     ingest_parsed,
@@ -398,9 +398,12 @@ def _store_entry_html(
     )
     if mail is not None:
         play_mail.entries_stored(session=session, mail=mail, entries=report.stored_entries, now=now)
-    return session.exec(
+    entry = session.exec(
         select(Entry).where(Entry.blog_id == blog.id, Entry.source_id == "guid:" + source_id)
     ).one()
+    if mail is not None:  # issue #31 item 4: the pages it links to are told, by a job
+        webmentions.queue_links(session=session, entry=entry, base_url=mail.base_url, now=now)
+    return entry
 
 
 def _store_edit_html(
@@ -426,6 +429,8 @@ def _store_edit_html(
     )
     if mail is not None and outcome != "same":
         play_mail.entries_stored(session=session, mail=mail, entries=[entry], now=now)
+        session.refresh(entry)
+        webmentions.queue_links(session=session, entry=entry, base_url=mail.base_url, now=now)
     return outcome
 
 

@@ -112,4 +112,11 @@ def entries_stored(
                 now=now,
             )
             queued += [row] if row is not None else []
+            queued += notifications.queue_challenge_news(
+                session=session,
+                settings=mail,
+                entry=made_by,
+                target_id=row_id(challenge.target_id),
+                now=now,
+            )
     return queued

@@ -271,6 +271,7 @@ def test_preference_defaults():
         "notes_on_mine": True,
         "notes_as_mine": True,
         "challenges": True,
+        "judging": False,
         "forum": True,
     }
 
