@@ -151,7 +151,14 @@ def queue_event(act: Act, slug: str):
 
 @action(bp, "/close", role="referee", page="referee.board")
 def close(act: Act, slug: str):
-    turn = referee.close(session=act.session, campaign=act.campaign, actor=act.account, now=act.now)
+    turn = referee.close(
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        now=act.now,
+        mail=act.mail,
+        sender=act.sender,
+    )
     return act.done(_back(slug), f"Turn {turn.number} is closed: notes no longer count.")
 
 
