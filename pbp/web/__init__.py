@@ -17,6 +17,7 @@ def init_app(app: Flask) -> None:
         blog,
         calendar,
         cards,
+        channels,
         feeds,
         forum,
         headers,
@@ -48,6 +49,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(public.bp)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)
+    app.register_blueprint(channels.bp)  # issue #31: chat channels, push devices, /sw.js
     app.register_blueprint(referee.bp)
     app.register_blueprint(roster_admin.bp)
     app.register_blueprint(history.bp)

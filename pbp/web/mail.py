@@ -17,6 +17,8 @@ from flask import Blueprint, current_app, render_template, request, url_for
 from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.mail import preferences as mail_preferences
+from pbp.services.mail import push
+from pbp.web import channels
 from pbp.web.access import login_required, require_member
 from pbp.web.actions import Act, action, refused
 
@@ -34,14 +36,19 @@ def _preferences_page(slug: str):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     membership = require_member(campaign)
     chosen = mail_preferences.preferences(membership)
+    pushed = mail_preferences.push_preferences(membership)
     if refused("mail.preferences"):
         ticked = request.form.getlist("on")
         chosen = {key: key in ticked for key in chosen}
+        pushed = {key: f"push:{key}" in ticked for key in pushed}
     return render_template(
         "mail/pages/preferences.html",
         campaign=campaign,
         chosen=chosen,
+        pushed=pushed,
         labels=mail_preferences.offered(campaign),
+        push_key=channels.push_key(),
+        devices=len(push.devices(session=session, user_id=membership.user_id)),
     )
 
 
@@ -51,7 +58,7 @@ def preferences(act: Act, slug: str):
     mail_preferences.save_preferences(
         session=act.session, membership=act.member, chosen=act.form.getlist("on")
     )
-    return act.done(url_for("mail.preferences", slug=slug), "Email preferences saved.")
+    return act.done(url_for("mail.preferences", slug=slug), "Notification preferences saved.")
 
 
 @bp.get("/mail/unsubscribe/<token>")
