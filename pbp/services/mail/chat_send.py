@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlmodel import Session
@@ -105,11 +105,11 @@ class ChatChannel:
     fetcher: Fetcher
     windows: RateWindow = WINDOWS
     sleep: Callable[[float], None] = time.sleep
-    broken: set[int] = field(default_factory=set)
 
     def deliver(
         self, session: Session, rows: list[OutboxMessage], now: datetime, report: SendReport
     ) -> None:
+        broken: set[int] = set()  # webhooks that failed in this delivery: not tried again
         for row in rows:
             hook = session.get(ChatWebhook, row.chat_webhook_id) if row.chat_webhook_id else None
             if hook is None:
@@ -121,13 +121,14 @@ class ChatChannel:
                 record(session, row.id, status="failed", last_error=reason)
                 report.failed.append(row.id)
                 continue
-            if hook.id in self.broken or (hook.retry_at is not None and hook.retry_at > now):
+            if hook.id in broken or (hook.retry_at is not None and hook.retry_at > now):
                 # The webhook is backing off: its rows wait for it, untried.
                 later = max(hook.retry_at or now, now)
                 record(session, row.id, status="queued", next_attempt_at=later)
                 report.deferred.append(row.id)
                 continue
-            self._post(session, hook, row, now, report)
+            if not self._post(session, hook, row, now, report):
+                broken.add(hook.id)
 
     def _post(
         self,
@@ -136,7 +137,8 @@ class ChatChannel:
         row: OutboxMessage,
         now: datetime,
         report: SendReport,
-    ) -> None:
+    ) -> bool:
+        """Post one row; False if the webhook failed."""
         count, seconds = RATES[hook.platform]
         key = f"{hook.platform}:{hook.id}"
         wait = self.windows.wait(key, count, seconds)
@@ -144,7 +146,7 @@ class ChatChannel:
             later = now + timedelta(seconds=wait)
             record(session, row.id, status="queued", next_attempt_at=later)
             report.deferred.append(row.id)
-            return
+            return True
         if wait > 0:
             self.sleep(wait)
         self.windows.note(key)
@@ -163,7 +165,7 @@ class ChatChannel:
             session.add(hook)
             session.commit()
             report.sent.append(row.id)
-            return
+            return True
         if status == 429:
             pause = timedelta(seconds=_retry_after(answer.headers, answer.body))
             error, until = "429: the platform asks pbp to slow down", now + pause
@@ -174,7 +176,6 @@ class ChatChannel:
         hook.retry_at, hook.last_error = until, error[:500]
         session.add(hook)
         session.commit()
-        self.broken.add(hook.id)
         log.warning("chat: webhook %s failed: %s", hook.id, error)
         if status in (400, 413) and row.attempts >= 2:  # the platform refuses this message
             record(session, row.id, status="failed", last_error=error[:2000])
@@ -185,3 +186,4 @@ class ChatChannel:
         else:  # waits for its webhook's backoff
             record(session, row.id, status="queued", next_attempt_at=until, last_error=error)
             report.deferred.append(row.id)
+        return False
