@@ -13,7 +13,9 @@ The webhook's address is a credential: no page shows it, only its host.
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template, send_from_directory, url_for
+from pathlib import Path
+
+from flask import Blueprint, current_app, render_template, url_for
 
 from pbp.inputs.channels import ChatWebhookIn, PushDeviceIn
 from pbp.request_db import get_session
@@ -136,8 +138,13 @@ def remove_device(act: Act, device_id: int):
 @bp.get("/sw.js")
 def service_worker():
     """Served from the root, so the worker's scope covers every page of the site."""
-    response = send_from_directory(current_app.static_folder or "static", "push-sw.js")
-    response.headers["Content-Type"] = "text/javascript; charset=utf-8"
-    response.headers["Service-Worker-Allowed"] = "/"
-    response.headers["Cache-Control"] = "no-cache"  # a new worker reaches browsers soon
-    return response
+    script = (Path(current_app.static_folder or "static") / "push-sw.js").read_bytes()
+    return (
+        script,
+        200,
+        {
+            "Content-Type": "text/javascript; charset=utf-8",
+            "Service-Worker-Allowed": "/",
+            "Cache-Control": "no-cache",  # a new worker reaches browsers soon
+        },
+    )
