@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from pbp import links
@@ -56,9 +57,10 @@ def webhooks_for(
     session: Session, campaign_id: int, thread_id: int | None = None
 ) -> list[ChatWebhook]:
     """The campaign's own webhooks, and the scene's when `thread_id` is given."""
-    where = col(ChatWebhook.thread_id).is_(None)
-    if thread_id is not None:
-        where = where | (col(ChatWebhook.thread_id) == thread_id)
+    where = sa.or_(
+        col(ChatWebhook.thread_id).is_(None),
+        col(ChatWebhook.thread_id) == (thread_id if thread_id is not None else -1),
+    )
     return list(
         session.exec(
             select(ChatWebhook)
