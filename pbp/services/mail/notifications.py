@@ -10,7 +10,7 @@ that character only; the sender delivers the batch together.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -246,25 +246,26 @@ def queue_reminder(
     character, turn and hour, however often the button is pressed; the schedule's
     (`once_per_turn`) one per character and turn."""
     when = "schedule" if once_per_turn else f"{now:%Y%m%d%H}"
-    return queue(
-        session=session,
-        settings=settings,
-        letter=Letter(
-            kind="reminder",
-            template="reminder",
-            dedupe_key=f"remind:{turn.id}:{character.id}:{when}",
-            to=player,
-            campaign=campaign,
-            subject=f"Turn {turn.number}: your entry is awaited",
-            context={
-                "turn": turn,
-                "character": character,
-                "write_url": links.absolute(settings.base_url, links.write(campaign.slug)),
-                "turn_url": turn_url(settings, campaign, turn.number),
-            },
-        ),
-        now=now,
+    letter = Letter(
+        kind="reminder",
+        template="reminder",
+        dedupe_key=f"remind:{turn.id}:{character.id}:{when}",
+        to=player,
+        campaign=campaign,
+        subject=f"Turn {turn.number}: your entry is awaited",
+        context={
+            "turn": turn,
+            "character": character,
+            "write_url": links.absolute(settings.base_url, links.write(campaign.slug)),
+            "turn_url": turn_url(settings, campaign, turn.number),
+        },
     )
+    # Always mailed (the referee asked); pushed too to a player who has turn news pushed.
+    owner = _owner(session, character.id)
+    if owner is not None and wants(owner[2], "events", "push"):
+        pushed = replace(letter, membership=owner[2])
+        push.queue_pushes(session=session, settings=settings, letter=pushed, now=now)
+    return queue(session=session, settings=settings, letter=letter, now=now)
 
 
 # -- entries and notes ----------------------------------------------------------------------
