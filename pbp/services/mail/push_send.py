@@ -24,9 +24,8 @@ from email.utils import parseaddr
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from cryptography.hazmat.primitives import serialization
-from py_vapid import Vapid02
-from pywebpush import WebPusher
+# pywebpush's own names (its Vapid is py_vapid's RFC 8292 Vapid02): one declared dependency.
+from pywebpush import Vapid, WebPusher
 from sqlmodel import Session
 
 from adapters.errors import FeedError
@@ -42,11 +41,11 @@ TTL = 24 * 3600  # seconds a push service keeps a push for a device that is offl
 VAPID_LIFETIME = 12 * 3600  # the signed claim's `exp` (RFC 8292: at most 24 hours)
 
 
-def vapid_key(instance_path: str | Path) -> Vapid02:
+def vapid_key(instance_path: str | Path) -> Vapid:
     """The instance's VAPID key pair, made on first use (mode 0600, never replaced)."""
     path = Path(instance_path) / KEY_FILE
     if not path.exists():
-        fresh = Vapid02()
+        fresh = Vapid()
         fresh.generate_keys()
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -56,14 +55,13 @@ def vapid_key(instance_path: str | Path) -> Vapid02:
         else:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(fresh.private_pem())
-    return Vapid02.from_file(str(path))
+    return Vapid.from_file(str(path))
 
 
-def application_server_key(vapid: Vapid02) -> str:
+def application_server_key(vapid: Vapid) -> str:
     """The public key as the browser's `applicationServerKey` (base64url, no padding)."""
-    raw = vapid.public_key.public_bytes(
-        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-    )
+    point = vapid.public_key.public_numbers()  # P-256: 0x04, then x and y, 32 bytes each
+    raw = b"\x04" + point.x.to_bytes(32, "big") + point.y.to_bytes(32, "big")
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
@@ -84,7 +82,7 @@ class PushChannel:
     """The outbox's "push" channel (`send.Channel`)."""
 
     fetcher: Fetcher
-    vapid: Vapid02
+    vapid: Vapid
     sub: str
 
     def headers(self, endpoint: str) -> dict[str, str]:
