@@ -1,6 +1,6 @@
-"""Email preferences (blueprint `mail`): a member's preferences page, and one-click
-unsubscribe -- a confirmation page and the POST that RFC 8058 mail clients send to the
-List-Unsubscribe URL.
+"""Notification preferences (blueprint `mail`): a member's page, titled "Notifications"
+since issue #31 (email and push, per kind), and one-click unsubscribe -- a confirmation
+page and the POST that RFC 8058 mail clients send to the List-Unsubscribe URL.
 
     GET/POST /c/<slug>/me/mail        which kinds of email a member gets from a campaign
     GET/POST /mail/unsubscribe/<token>
