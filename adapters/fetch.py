@@ -219,6 +219,18 @@ class Fetcher:
         path as a feed: SSRF check on the connected address, per-host limit, one deadline.
         No redirect is followed (a hub answers the request itself) and the answer's body,
         only ever a message, is cut at ERROR_BODY_BYTES."""
+        return self._post(url, data=data)
+
+    def post_bytes(self, url: str, body: bytes, headers: dict[str, str]) -> Document:
+        """POST `body` to *url* (a chat webhook's JSON, an encrypted Web Push message) on
+        the same guarded path as `post_form`: the address is checked on connect, no
+        redirect is followed, one deadline, and the answer is cut at ERROR_BODY_BYTES.
+        Issue #31: chat and push addresses are typed by people, as feed addresses are."""
+        return self._post(url, data=body, headers=headers)
+
+    def _post(
+        self, url: str, *, data: dict[str, str] | bytes, headers: dict[str, str] | None = None
+    ) -> Document:
         with self.budget():
             _, host, _ = split_url(url)
             with self.host_slot(host, url):
@@ -226,6 +238,7 @@ class Fetcher:
                     response = self.session().post(
                         url,
                         data=data,
+                        headers=headers,
                         stream=True,
                         allow_redirects=False,
                         timeout=(self.config.connect_timeout, self.config.read_timeout),

@@ -135,6 +135,10 @@ def load_config(instance_path: Path, environ: Mapping[str, str] | None = None) -
         # Replies to notification mails (issue #31 item 3): mails carry a secret Reply-To
         # at this domain, whose mail `pbp mail-in` receives. Unset: no reply address.
         "PBP_REPLY_DOMAIN": reply_domain(env.get("PBP_REPLY_DOMAIN")),
+        # Issue #31: Web Push's VAPID contact (mailto: or https://; unset: mailto:MAIL_FROM),
+        # and the deadline of one push or chat post (it never holds a mail up).
+        "PBP_VAPID_SUB": (env.get("PBP_VAPID_SUB") or "").strip() or None,
+        "PBP_CHANNEL_SECONDS": float(env.get("PBP_CHANNEL_SECONDS") or 10),
         "PBP_SIGNUP": signup_mode(env.get("PBP_SIGNUP")),
         "PBP_ALLOW_PRIVATE_FEEDS": _flag(env.get("PBP_ALLOW_PRIVATE_FEEDS")),
         "PBP_POLL_THREADS": int(env.get("PBP_POLL_THREADS") or 16),

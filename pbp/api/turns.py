@@ -109,7 +109,13 @@ def close_turn(call: Call, slug: str, number: int) -> s.TurnOut:
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     campaigns.require_referee(session=call.session, campaign=campaign, user=call.user)
     turn = referee.close(
-        session=call.session, campaign=campaign, actor=call.user, now=call.now, number=number
+        session=call.session,
+        campaign=campaign,
+        actor=call.user,
+        now=call.now,
+        number=number,
+        mail=_mail(),
+        sender=mail_send.sender_for_app(current_app),
     )
     events = api_reads.events_of(session=call.session, turns=[turn])[turn.id]
     return turn_out(turn, events, None)

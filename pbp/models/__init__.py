@@ -47,6 +47,12 @@ from pbp.models.cards import (
     CardEvent,
     CardGame,
 )
+from pbp.models.channels import (
+    CHAT_PLATFORMS,
+    OUTBOX_CHANNELS,
+    ChatWebhook,
+    PushSubscription,
+)
 from pbp.models.forum import (
     CLIENT_TOKEN_LENGTH,
     POST_AUDIENCES,
@@ -94,6 +100,10 @@ from pbp.models.websub import (
 )
 
 __all__ = [
+    "CHAT_PLATFORMS",
+    "ChatWebhook",
+    "OUTBOX_CHANNELS",
+    "PushSubscription",
     "ApiToken",
     "AuditLog",
     "AuthorAlias",

@@ -8,13 +8,14 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from pbp.models.base import OUTBOX_STATUSES, RowId, _choices, _created, _fk, _json, _time
+from pbp.models.channels import OUTBOX_CHANNELS
 
 
 class OutboxMessage(SQLModel, table=True):
     """One email to one recipient, written in the same transaction as the change it
     announces; `dedupe_key` makes a retried change queue nothing twice."""
 
-    __table_args__ = (_choices("status", OUTBOX_STATUSES),)
+    __table_args__ = (_choices("status", OUTBOX_STATUSES), _choices("channel", OUTBOX_CHANNELS))
 
     id: RowId = Field(default=None, primary_key=True)
     campaign_id: int | None = _fk("campaign.id", nullable=True)
@@ -32,3 +33,9 @@ class OutboxMessage(SQLModel, table=True):
     last_error: str | None = Field(default=None, max_length=2000)
     created_at: datetime = _created()
     sent_at: datetime | None = _time()
+    # Issue #31: the same outbox carries pushes and chat posts, in the same batches.
+    channel: str = Field(default="mail", max_length=8, index=True)
+    push_subscription_id: int | None = _fk(
+        "push_subscription.id", nullable=True, ondelete="SET NULL"
+    )
+    chat_webhook_id: int | None = _fk("chat_webhook.id", nullable=True, ondelete="SET NULL")

@@ -159,6 +159,32 @@ class FinalNotice(Line):
 
 
 @dataclass(frozen=True)
+class ChatWebhookAdded(Line):
+    """Issue #31 item 2: the address itself is a credential and is not logged."""
+
+    action: ClassVar[str] = "chat_webhook.added"
+    webhook_id: int | None = None
+    platform: str = ""
+    host: str = ""
+    thread_id: int | None = None
+
+    def sentence(self, names: Names) -> str:
+        where = "one scene" if self.thread_id else "the campaign"
+        return f"added a {self.platform or 'chat'} channel ({self.host}) for {where}"
+
+
+@dataclass(frozen=True)
+class ChatWebhookRemoved(Line):
+    action: ClassVar[str] = "chat_webhook.removed"
+    webhook_id: int | None = None
+    platform: str = ""
+    host: str = ""
+
+    def sentence(self, names: Names) -> str:
+        return f"removed a {self.platform or 'chat'} channel ({self.host})"
+
+
+@dataclass(frozen=True)
 class SettingsChanged(Line):
     """The settings as saved; stored flat, as they always were."""
 

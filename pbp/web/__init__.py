@@ -18,6 +18,7 @@ def init_app(app: Flask) -> None:
         blog,
         calendar,
         cards,
+        channels,
         feeds,
         forum,
         headers,
@@ -52,6 +53,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(public.bp)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(mail.bp)
+    app.register_blueprint(channels.bp)  # issue #31: chat channels, push devices, /sw.js
     app.register_blueprint(referee.bp)
     app.register_blueprint(roster_admin.bp)
     app.register_blueprint(history.bp)

@@ -1,6 +1,6 @@
-"""Email preferences (blueprint `mail`): a member's preferences page, and one-click
-unsubscribe -- a confirmation page and the POST that RFC 8058 mail clients send to the
-List-Unsubscribe URL.
+"""Notification preferences (blueprint `mail`): a member's page, titled "Notifications"
+since issue #31 (email and push, per kind), and one-click unsubscribe -- a confirmation
+page and the POST that RFC 8058 mail clients send to the List-Unsubscribe URL.
 
     GET/POST /c/<slug>/me/mail        which kinds of email a member gets from a campaign
     POST /c/<slug>/me/mail/replies/revoke   stop every reply address of the member's mails
@@ -18,7 +18,8 @@ from flask import Blueprint, current_app, render_template, request, url_for
 from pbp.request_db import get_session
 from pbp.services import campaigns
 from pbp.services.mail import preferences as mail_preferences
-from pbp.services.mail import reply_tokens
+from pbp.services.mail import push, reply_tokens
+from pbp.web import channels
 from pbp.web.access import login_required, require_member
 from pbp.web.actions import Act, action, refused
 
@@ -36,15 +37,20 @@ def _preferences_page(slug: str):
     campaign = campaigns.get_campaign(session=session, slug=slug)
     membership = require_member(campaign)
     chosen = mail_preferences.preferences(membership)
+    pushed = mail_preferences.push_preferences(membership)
     if refused("mail.preferences"):
         ticked = request.form.getlist("on")
         chosen = {key: key in ticked for key in chosen}
+        pushed = {key: f"push:{key}" in ticked for key in pushed}
     return render_template(
         "mail/pages/preferences.html",
         campaign=campaign,
         chosen=chosen,
+        pushed=pushed,
         labels=mail_preferences.offered(campaign),
         replies=bool(current_app.config.get("PBP_REPLY_DOMAIN")),
+        push_key=channels.push_key(),
+        devices=len(push.devices(session=session, user_id=membership.user_id)),
     )
 
 
@@ -54,7 +60,7 @@ def preferences(act: Act, slug: str):
     mail_preferences.save_preferences(
         session=act.session, membership=act.member, chosen=act.form.getlist("on")
     )
-    return act.done(url_for("mail.preferences", slug=slug), "Email preferences saved.")
+    return act.done(url_for("mail.preferences", slug=slug), "Notification preferences saved.")
 
 
 @action(bp, "/c/<slug>/me/mail/replies/revoke", role="member", page=_preferences_page)

@@ -82,7 +82,7 @@ def campaign_nav(campaign: Campaign) -> list[NavItem]:
         if is_referee:
             sections.append(("referee", "GM", url_for("referee.board", slug=slug)))
     if member is not None:
-        sections.append(("mail", "Email", url_for("mail.preferences", slug=slug)))
+        sections.append(("mail", "Notifications", url_for("mail.preferences", slug=slug)))
     here = current_section()
     return [NavItem(label, url, key == here) for key, label, url in sections]
 

@@ -18,6 +18,7 @@ from pbp.services import campaigns, invites, roster
 from pbp.services.cards import tables as cards
 from pbp.services.forum import characters as forum_characters
 from pbp.services.forum import threads, visibility
+from pbp.services.mail import webhooks
 from pbp.services.mail.outbox import outbox_counts
 from pbp.services.noteworthy import cadence, dashboard, referee, turns
 from pbp.web.access import current_account, login_required, require_referee
@@ -51,6 +52,7 @@ def board(slug: str):
     return render_template(
         "referee/dashboard.html",
         outbox=outbox_counts(session=session, campaign_id=campaign.id),
+        chat=webhooks.list_webhooks(session=session, campaign=campaign),
         campaign=campaign,
         view=view,
         ruling_kinds=RULING_KINDS,
@@ -89,6 +91,7 @@ def _forum_board(session, campaign):
             else None
         ),
         outbox=outbox_counts(session=session, campaign_id=campaign.id),
+        chat=webhooks.list_webhooks(session=session, campaign=campaign),
     ), TOKEN_PAGE_HEADERS
 
 
@@ -151,7 +154,14 @@ def queue_event(act: Act, slug: str):
 
 @action(bp, "/close", role="referee", page="referee.board")
 def close(act: Act, slug: str):
-    turn = referee.close(session=act.session, campaign=act.campaign, actor=act.account, now=act.now)
+    turn = referee.close(
+        session=act.session,
+        campaign=act.campaign,
+        actor=act.account,
+        now=act.now,
+        mail=act.mail,
+        sender=act.sender,
+    )
     return act.done(_back(slug), f"Turn {turn.number} is closed: notes no longer count.")
 
 

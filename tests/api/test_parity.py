@@ -42,6 +42,11 @@ TWINS = {
     "public.new_campaign": "create_campaign",
     "mail.preferences": "put_mail_preferences",
     "mail.revoke_replies": "revoke_reply_addresses",
+    # issue #31: chat channels and push devices (pbp.web.channels)
+    "channels.add_webhook": "add_chat_webhook",
+    "channels.remove_webhook": "remove_chat_webhook",
+    "channels.add_device": "add_push_device",
+    "channels.remove_device": "remove_push_device",
     # a player's blog and notes (pbp.web.blog, pbp.web.player)
     "blog.write": "write_entry",
     "blog.edit": "edit_entry",

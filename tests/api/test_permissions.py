@@ -74,6 +74,27 @@ MATRIX = {
         only_referee(201),
     ),
     "roster": ("GET", "/campaigns/{slug}/roster", None, only_referee(200)),
+    # issue #31: anyone's own devices to push to, and a member's choice of what is pushed
+    "list_push_devices": (
+        "GET",
+        "/me/push-devices",
+        None,
+        {ANON: 401, **{r: 200 for r in ROLES[1:]}},
+    ),
+    "add_push_device": (
+        "POST",
+        "/me/push-devices",
+        {"endpoint": "https://push.example/d/1", "p256dh": "BKey", "auth": "secret"},
+        {ANON: 401, **{r: 201 for r in ROLES[1:]}},
+    ),
+    "remove_push_device": (
+        "DELETE",
+        "/me/push-devices/2147483647",
+        None,
+        {ANON: 401, **{r: 404 for r in ROLES[1:]}},  # let through, then not theirs
+    ),
+    "get_push_preferences": ("GET", "/campaigns/{slug}/me/push", None, MEMBERS),
+    "put_push_preferences": ("PUT", "/campaigns/{slug}/me/push", {"events": True}, MEMBERS),
     "get_mail_preferences": ("GET", "/campaigns/{slug}/me/mail", None, MEMBERS),
     "put_mail_preferences": (
         "PUT",
@@ -267,6 +288,20 @@ DESK_MATRIX = {
         only_referee(201),
     ),
     "get_history": ("GET", "/campaigns/{slug}/history", None, MEMBERS),
+    # issue #31: the campaign's chat channels (the test app allows loopback addresses)
+    "list_chat_webhooks": ("GET", "/campaigns/{slug}/chat-webhooks", None, only_referee(200)),
+    "add_chat_webhook": (
+        "POST",
+        "/campaigns/{slug}/chat-webhooks",
+        {"platform": "discord", "url": "http://127.0.0.1:9/api/webhooks/1/t"},
+        only_referee(201),
+    ),
+    "remove_chat_webhook": (
+        "DELETE",
+        "/campaigns/{slug}/chat-webhooks/2147483647",
+        None,
+        only_referee(404),  # let through, then no such channel
+    ),
 }
 
 

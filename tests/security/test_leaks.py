@@ -3,7 +3,8 @@
 - a deleted forum post's text on its edit page (GET), for every member;
 - after the end, the API's roll view carrying the label of a roll in a GM-only post or a
   whisper inside ``result.command``;
-- the referee's export promising no email addresses while its audit log held invitees'.
+- the referee's export promising no email addresses while its audit log held invitees';
+- a chat channel (issue #31) told of an entry its author hid before the post left.
 
 And issue #27 item 2: an entry its author hid, and the notes on it, reach no other player,
 stranger or visitor on any GET route (pages, feeds, the API, the archive) or in the digest.
@@ -21,17 +22,21 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
+from adapters.fetch import Fetcher
 from pbp.models import Character, Membership, OutboxMessage, User
 from pbp.models.forum import Thread
 from pbp.services import export, saved_drafts
 from pbp.services.accounts import logins as accounts
 from pbp.services.forum.posts import delete_post
-from pbp.services.mail import notifications
+from pbp.services.mail import notifications, webhooks
+from pbp.services.mail.chat_send import ChatChannel
 from pbp.services.mail.preferences import set_preference
+from pbp.services.mail.send import FolderTransport, Sender
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import hidden_entries, hosted_blog, turns
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
+from tests.channelserver import HookServer
 from tests.factories import make_campaign, make_characters, make_user
 from tests.helpers import API_NOW as NOW
 from tests.helpers import PASSWORD, make_token, wire
@@ -153,9 +158,16 @@ DRAFTS = ("MKDRAFTENTRYTITLE", "MKDRAFTENTRY", "MKDRAFTNOTE")
 
 
 @pytest.fixture
-def hidden(auth, db_session):
+def hooks():
+    with HookServer() as server:
+        yield server
+
+
+@pytest.fixture
+def hidden(auth, db_session, hooks):
     """Turn 1 open: Ada wrote a shown entry and one she hid, which Bram had noted; every
-    member asked for the digest, which is queued the next day."""
+    member asked for the digest, which is queued the next day. The campaign has a chat
+    channel (issue #31), a webhook on loopback, told of new entries."""
     referee = auth.create_user(display_name="Referee")
     campaign = make_campaign(db_session, referee=referee, settings={"opening_turns": 0})
     chars = make_characters(db_session, campaign)
@@ -163,14 +175,19 @@ def hidden(auth, db_session):
     for character in chars:
         db_session.get(User, character.user_id).password_hash = accounts.hash_password(PASSWORD)
     turns.post_event(session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW)
+    mail = MailSettings("http://pbp.test", "k" * 32, "pbp@pbp.test")
+    webhooks.add_webhook(
+        session=db_session, campaign=campaign, actor=referee, platform="discord",
+        url=hooks.url("/chat"), allow_private=True, now=NOW,
+    )  # fmt: skip
     later = NOW + timedelta(hours=1)
     shown = hosted_blog.store_entry(
         session=db_session, character=ada, title="MKSHOWN", body_markdown="Out loud.",
-        mood="Calm", now=later,
+        mood="Calm", now=later, mail=mail,
     )  # fmt: skip
     secret = hosted_blog.store_entry(
         session=db_session, character=ada, title="MKHIDDENTITLE", body_markdown="MKHIDDENBODY",
-        mood="Brooding", now=later,
+        mood="Brooding", now=later, mail=mail,
     )  # fmt: skip
     hosted_blog.store_note(
         session=db_session, entry=secret, author=bram, body_markdown="MKHIDDENNOTE", now=later
@@ -193,7 +210,6 @@ def hidden(auth, db_session):
     )
     for member in db_session.exec(select(Membership).where(Membership.campaign_id == campaign.id)):
         set_preference(session=db_session, membership=member, preference="digest", on=True)
-    mail = MailSettings("http://pbp.test", "k" * 32, "pbp@pbp.test")
     notifications.queue_digests(
         session=db_session, settings=mail, campaign=campaign, now=NOW + timedelta(days=1)
     )
@@ -253,6 +269,18 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
             mail = _mail_to(db_session, user)
             assert "MKSHOWN" in mail  # the digest was sent, with the shown entry
             assert not any(needle in mail for needle in HIDDEN + DRAFTS), mail
+
+
+def test_no_chat_channel_is_told_of_a_hidden_entry(db_session, hidden, hooks, tmp_path):
+    """The entry was public for five minutes, and its chat post queued then; by delivery
+    its author had hidden it, and the post is not made (issue #31 item 2)."""
+    fetcher = Fetcher(allow_private=True, connect_timeout=2, read_timeout=2, total_timeout=3)
+    sender = Sender(lambda: db_session, FolderTransport(tmp_path / "mail"), background=False,
+                    channels={"chat": ChatChannel(fetcher)})  # fmt: skip
+    sender.send(now=NOW + timedelta(days=1))
+    chat = hooks.texts()
+    assert "MKSHOWN" in chat  # the webhook was told of the shown entry
+    assert not any(needle in chat for needle in HIDDEN), chat
 
 
 def test_the_referee_still_reads_the_hidden_entry(app, auth, client, db_session, hidden):

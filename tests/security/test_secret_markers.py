@@ -5,9 +5,12 @@ Unique markers are planted in everything the forum hides from someone: a GM-only
 GM-only roll and a blind roll. Then every GET route of the whole application (pages,
 Atom feeds, the JSON exports, the API with the member's own token, their own calendar) is
 fetched, filled with every thread, post, roll and character, as another player, the
-whisper's recipient, a stranger and a visitor; and every email queued for them is read.
-No marker may show up, during play or after the end (when every roll is shown, but a
-hidden post's labels stay hidden). A route added later is checked without editing this test.
+whisper's recipient, a stranger and a visitor; and every email queued for them is read,
+with every push to their devices (issue #31: each reader has one, and wants forum posts
+pushed). The campaign's chat channel and the scene's (issue #31) are real webhooks on
+loopback: everything posted to them is read as a visitor's. No marker may show up, during
+play or after the end (when every roll is shown, but a hidden post's labels stay hidden).
+A route added later is checked without editing this test.
 
 Issue #29 item 5: a player's saved drafts (a reply and a new scene, not yet posted) carry
 markers too, which reach no one but their writer: not the other readers, not the GM.
@@ -24,15 +27,21 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import col, select
 
+from adapters.fetch import Fetcher
 from pbp import mail_in_server
 from pbp.models import OutboxMessage
 from pbp.models.forum import Post, Thread
-from pbp.services import saved_drafts
+from pbp.services import campaigns, saved_drafts
 from pbp.services.accounts import calendar as calendars
 from pbp.services.forum import gm, post_mail, posts, threads
+from pbp.services.mail import push, webhooks
+from pbp.services.mail.chat_send import ChatChannel
+from pbp.services.mail.preferences import save_preferences, set_preference
+from pbp.services.mail.send import FolderTransport, Sender
 from pbp.services.mail.settings import MailSettings
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
+from tests.channelserver import HookServer
 from tests.routes import every_get_url, forum_values
 from tests.services.forum.tables import T0, make_table, write
 from tests.web import conftest as web_fixtures
@@ -56,7 +65,13 @@ def app(app):
 
 
 @pytest.fixture
-def table(auth, db_session):
+def hooks():
+    with HookServer() as server:
+        yield server
+
+
+@pytest.fixture
+def table(auth, db_session, hooks):
     users = [auth.create_user(display_name=n) for n in ("Gail GM", "Ann", "Ben", "Cat", "Stan")]
     table = make_table(db_session, users=users)
     opening = write(db_session, table, table.gm, "The rain on Water Street.\n/roll 2d6 # rain")
@@ -65,6 +80,18 @@ def table(auth, db_session):
         threads.set_watch(
             session=db_session, campaign=table.campaign, thread=thread, user=user, on=True, now=T0
         )
+    for path, scene in (("/campaign", None), ("/scene", thread.id)):
+        webhooks.add_webhook(
+            session=db_session, campaign=table.campaign, actor=table.gm, platform="discord",
+            url=hooks.url(path), thread_id=scene, allow_private=True, now=T0,
+        )  # fmt: skip
+    for user in (table.bram_user, table.cleo_user):
+        push.subscribe(session=db_session, user=user, endpoint=f"https://push.example/{user.id}",
+                       p256dh="k", auth="a", now=T0)  # fmt: skip
+        member = campaigns.membership(session=db_session, campaign=table.campaign, user=user)
+        set_preference(session=db_session, membership=member, preference="forum", on=True)
+        save_preferences(session=db_session, membership=member, chosen=["push:forum"],
+                         keys=["push:forum"])  # fmt: skip
     plant = [
         ("MKGMPOST I am the mole.\n/roll 3d6 # MKGMPOSTROLL", {"audience": "gm"}),
         (
@@ -152,16 +179,26 @@ def _text(page) -> str:
         )
 
 
+def _chat(db_session, hooks, tmp_path) -> str:
+    """Deliver the chat channels' posts to the loopback webhooks; all they received."""
+    fetcher = Fetcher(allow_private=True, connect_timeout=2, read_timeout=2, total_timeout=3)
+    sender = Sender(lambda: db_session, FolderTransport(tmp_path / "mail"), background=False,
+                    channels={"chat": ChatChannel(fetcher)})  # fmt: skip
+    sender.send(now=T0 + timedelta(days=2))
+    return hooks.texts()
+
+
 def _mail_to(db_session, user) -> list[str]:
     if user is None:
         return []
+    # Their mails and their pushes (push rows are addressed to their owner too).
     rows = db_session.exec(select(OutboxMessage).where(OutboxMessage.recipient == user.email))
     return [f"{m.subject}\n{m.body_text}\n{m.body_html or ''}\n{m.headers}" for m in rows]
 
 
 @pytest.mark.parametrize("ended", [False, True], ids=["during play", "after the end"])
 def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
-    app, auth, client, db_session, table, ended
+    app, auth, client, db_session, table, ended, hooks, tmp_path
 ):
     if ended:
         gm.end_campaign(
@@ -180,6 +217,7 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
         mails = _mail_to(db_session, user)
         if who in ("other player", "whisper recipient"):
             assert mails, f"the {who} watches the thread: some post was mailed to them"
+            assert any('"url":' in m for m in mails), f"the {who} has a post pushed"
         for needle in _hidden(who, ended):
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
@@ -189,6 +227,11 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
                 assert needle not in mail, f"the {who} is mailed {needle}"
             checked += 1
     assert checked
+    # The chat channels are public: nothing any reader may not see reaches them.
+    chat = _chat(db_session, hooks, tmp_path)
+    assert "Do I spot the tail?" in chat and hooks.to("/scene") and hooks.to("/campaign")
+    for needle in POST_SECRETS + ROLL_SECRETS:
+        assert needle not in chat, f"a chat channel is posted {needle}"
 
 
 def test_the_markers_are_really_there_for_the_gm(app, auth, client, db_session, table):

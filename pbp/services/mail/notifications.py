@@ -10,7 +10,7 @@ that character only; the sender delivers the batch together.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -31,8 +31,17 @@ from pbp.models import (
     Turn,
     User,
 )
-from pbp.services.mail.preferences import wants
-from pbp.services.mail.queue import Guest, Letter, ReplyTo, queue, queue_all, rewrite_queued
+from pbp.services.mail import push
+from pbp.services.mail.preferences import wants, wants_any
+from pbp.services.mail.queue import (
+    Guest,
+    Letter,
+    ReplyTo,
+    queue,
+    queue_all,
+    queue_letter,
+    rewrite_queued,
+)
 from pbp.services.mail.settings import MailSettings
 
 NOTE_EXCERPT = 300  # characters of each note quoted in the mail
@@ -123,7 +132,7 @@ def queue_event_notifications(
     letters = []
     for character, user, membership in rows:
         text = event_text_for(events, character.id)
-        if text is None or not wants(membership, "events"):
+        if text is None or not wants_any(membership, "events"):
             continue
         letters.append(
             Letter(
@@ -174,7 +183,7 @@ def queue_turn_results(
             context={"turn": turn, "summary": summary, "turn_url": link},
         )
         for membership, user in _members(session, campaign.id)
-        if wants(membership, "events")
+        if wants_any(membership, "events")
     ]
     return queue_all(session=session, settings=settings, letters=letters, now=now)
 
@@ -195,7 +204,7 @@ def queue_final_notice(
             context={"text": text},
         )
         for membership, user in _members(session, campaign.id, roles=("player", "referee"))
-        if wants(membership, "events")
+        if wants_any(membership, "events")
     ]
     return queue_all(session=session, settings=settings, letters=letters, now=now)
 
@@ -224,7 +233,7 @@ def queue_turn_waiting(
             context={"turn": turn, "reason": reason, "board_url": link},
         )
         for membership, user in _members(session, campaign.id, roles=("referee",))
-        if wants(membership, "events")
+        if wants_any(membership, "events")
     ]
     return queue_all(session=session, settings=settings, letters=letters, now=now)
 
@@ -245,25 +254,26 @@ def queue_reminder(
     character, turn and hour, however often the button is pressed; the schedule's
     (`once_per_turn`) one per character and turn."""
     when = "schedule" if once_per_turn else f"{now:%Y%m%d%H}"
-    return queue(
-        session=session,
-        settings=settings,
-        letter=Letter(
-            kind="reminder",
-            template="reminder",
-            dedupe_key=f"remind:{turn.id}:{character.id}:{when}",
-            to=player,
-            campaign=campaign,
-            subject=f"Turn {turn.number}: your entry is awaited",
-            context={
-                "turn": turn,
-                "character": character,
-                "write_url": links.absolute(settings.base_url, links.write(campaign.slug)),
-                "turn_url": turn_url(settings, campaign, turn.number),
-            },
-        ),
-        now=now,
+    letter = Letter(
+        kind="reminder",
+        template="reminder",
+        dedupe_key=f"remind:{turn.id}:{character.id}:{when}",
+        to=player,
+        campaign=campaign,
+        subject=f"Turn {turn.number}: your entry is awaited",
+        context={
+            "turn": turn,
+            "character": character,
+            "write_url": links.absolute(settings.base_url, links.write(campaign.slug)),
+            "turn_url": turn_url(settings, campaign, turn.number),
+        },
     )
+    # Always mailed (the referee asked); pushed too to a player who has turn news pushed.
+    owner = _owner(session, character.id)
+    if owner is not None and wants(owner[2], "events", "push"):
+        pushed = replace(letter, membership=owner[2])
+        push.queue_pushes(session=session, settings=settings, letter=pushed, now=now)
+    return queue(session=session, settings=settings, letter=letter, now=now)
 
 
 # -- entries and notes ----------------------------------------------------------------------
@@ -287,7 +297,7 @@ def queue_note_notification(
     if owner is None or not others:
         return None
     character, user, membership = owner
-    if not wants(membership, "notes_on_mine"):
+    if not wants_any(membership, "notes_on_mine"):
         return None
     campaign = session.get(Campaign, character.campaign_id)
     assert campaign is not None  # the character's foreign key
@@ -321,7 +331,7 @@ def queue_note_notification(
         },
         reply=ReplyTo(entry_id=entry.id),
     )
-    return queue(session=session, settings=settings, letter=letter, now=now)
+    return queue_letter(session=session, settings=settings, letter=letter, now=now)
 
 
 # How a note's stored stance reads in the mail that tells its author (queue_credited_notes).
@@ -358,13 +368,19 @@ def queue_credited_notes(
     if owner is None or not notes:
         return None
     character, user, membership = owner
-    if not wants(membership, "notes_as_mine"):
+    if not wants_any(membership, "notes_as_mine"):
         return None
     campaign = session.get(Campaign, character.campaign_id)
     assert campaign is not None  # the character's foreign key
     fresh = [found for found in notes if found[0].credit_mail_id is None]
     if not fresh:  # all told already
         return session.get(OutboxMessage, min(n.credit_mail_id or 0 for n, _, _ in notes))
+    if wants(membership, "notes_as_mine", "push"):  # issue #31: pushed as they arrive
+        key = f"credited-push:{character.id}:{min(n.id for n, _, _ in fresh)}"
+        letter = _CreditedMail(settings, campaign, character, user, membership, key)
+        push.queue_pushes(session=session, settings=settings, letter=letter.letter(fresh), now=now)
+    if not wants(membership, "notes_as_mine"):
+        return None
     today = day = now.astimezone(UTC).date()
     while True:
         key = f"credited:{character.id}:{day.isoformat()}"
@@ -468,7 +484,7 @@ def queue_challenge_notification(
     if owner is None:
         return None
     character, user, membership = owner
-    if not wants(membership, "challenges"):
+    if not wants_any(membership, "challenges"):
         return None
     challenger = session.get(Character, entry.character_id)
     assert challenger is not None  # the entry's foreign key
@@ -493,7 +509,7 @@ def queue_challenge_notification(
         },
         reply=ReplyTo(entry_id=entry.id),
     )
-    return queue(session=session, settings=settings, letter=letter, now=now)
+    return queue_letter(session=session, settings=settings, letter=letter, now=now)
 
 
 def queue_challenge_news(
@@ -574,7 +590,7 @@ def queue_digests(
     """Yesterday's new entries and notes, to each member who asked for the digest."""
     start, end, day = digest_window(campaign, now)
     members = [(m, u) for m, u in _members(session, campaign.id, ("player", "referee"))]
-    members = [(m, u) for m, u in members if wants(m, "digest")]
+    members = [(m, u) for m, u in members if wants_any(m, "digest")]
     if not members:
         return []
     names: dict[int | None, str] = dict(

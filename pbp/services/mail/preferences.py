@@ -56,8 +56,27 @@ PREFERENCE_OF = {
 }
 
 
-def wants(membership: Membership, preference: str) -> bool:
-    return bool((membership.notify or {}).get(preference, PREFERENCES[preference]))
+# Issue #31 item 1: each kind can also be pushed to the member's devices, chosen apart
+# from its mail under the key "push:<kind>", off until they turn it on.
+CHANNELS = ("mail", "push")
+
+
+def channel_key(preference: str, channel: str = "mail") -> str:
+    return preference if channel == "mail" else f"{channel}:{preference}"
+
+
+def wants(membership: Membership, preference: str, channel: str = "mail") -> bool:
+    default = PREFERENCES[preference] if channel == "mail" else False
+    return bool((membership.notify or {}).get(channel_key(preference, channel), default))
+
+
+def wants_any(membership: Membership, preference: str) -> bool:
+    """Whether any channel carries this kind to them: worth composing the notification."""
+    return any(wants(membership, preference, channel) for channel in CHANNELS)
+
+
+def push_preferences(membership: Membership) -> dict[str, bool]:
+    return {key: wants(membership, key, "push") for key in PREFERENCES}
 
 
 def preferences(membership: Membership) -> dict[str, bool]:
@@ -91,12 +110,14 @@ def save_preferences(
     off if not (an unchecked box is simply absent from a form); the others are kept.
     `keys` defaults to what the campaign's page offers (`offered`); the API sends them
     all. Returns the new preferences."""
-    unknown = sorted(set(chosen) - set(PREFERENCES))
+    every = {channel_key(k, c) for k in PREFERENCES for c in CHANNELS}
+    unknown = sorted(set(chosen) - every)
     if unknown:
         raise UserError(f"there is no kind of email called {unknown[0]!r}")
     if keys is None:
         campaign = session.get(Campaign, membership.campaign_id)
-        keys = offered(campaign) if campaign is not None else PREFERENCES
+        kinds = offered(campaign) if campaign is not None else PREFERENCES
+        keys = [channel_key(k, c) for k in kinds for c in CHANNELS]
     membership.notify = {**(membership.notify or {}), **{k: k in chosen for k in keys}}
     session.add(membership)
     session.flush()

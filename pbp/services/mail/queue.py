@@ -22,7 +22,12 @@ from sqlmodel import Session, col, select
 from pbp import links, templating
 from pbp.models import Campaign, Membership, OutboxMessage
 from pbp.services.mail import reply_tokens
-from pbp.services.mail.preferences import PREFERENCE_LABELS, PREFERENCE_OF, unsubscribe_url
+from pbp.services.mail.preferences import (
+    PREFERENCE_LABELS,
+    PREFERENCE_OF,
+    unsubscribe_url,
+    wants,
+)
 from pbp.services.mail.settings import MailSettings
 
 SUBJECT_MAX = 400  # OutboxMessage.subject
@@ -181,10 +186,35 @@ def _rendered(settings: MailSettings, letter: Letter, reply_to: str | None = Non
     return subject, text, html, headers, campaign_id
 
 
+def queue_letter(
+    *, session: Session, settings: MailSettings, letter: Letter, now: datetime
+) -> OutboxMessage | None:
+    """A notification on every channel its member chose for its kind (issue #31 item 1):
+    the mail if they want it by mail, a push to each of their devices if they want it
+    pushed, all in this transaction and under the letter's dedupe key, so in its batch.
+    Returns the mail, or None when they want this kind pushed only. A letter with no
+    member or kind of preference is mail only."""
+    from pbp.services.mail import push  # push renders through this module
+
+    preference = push.PUSH_PREFERENCE_OF.get(letter.kind)
+    if letter.membership is None or preference is None:
+        return queue(session=session, settings=settings, letter=letter, now=now)
+    if wants(letter.membership, preference, channel="push"):
+        push.queue_pushes(session=session, settings=settings, letter=letter, now=now)
+    if not wants(letter.membership, preference):
+        return None
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
 def queue_all(
     *, session: Session, settings: MailSettings, letters: Iterable[Letter], now: datetime
 ) -> list[OutboxMessage]:
-    return [queue(session=session, settings=settings, letter=letter, now=now) for letter in letters]
+    """Each letter on its member's channels (`queue_letter`); returns the mails."""
+    rows = [
+        queue_letter(session=session, settings=settings, letter=letter, now=now)
+        for letter in letters
+    ]
+    return [row for row in rows if row is not None]
 
 
 def _list_headers(
@@ -217,6 +247,9 @@ def queue_message(
     headers: Mapping[str, str] | None = None,
     now: datetime,
     send_at: datetime | None = None,
+    channel: str = "mail",
+    push_subscription_id: int | None = None,
+    chat_webhook_id: int | None = None,
 ) -> OutboxMessage:
     """Write one message into the caller's transaction, or return the one already queued
     under `dedupe_key` (a retried change queues nothing twice). The Message-ID and Date are
@@ -243,6 +276,9 @@ def queue_message(
         status="queued",
         next_attempt_at=send_at or now,
         created_at=now,
+        channel=channel,
+        push_subscription_id=push_subscription_id,
+        chat_webhook_id=chat_webhook_id,
     )
     try:
         with session.begin_nested():

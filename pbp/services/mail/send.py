@@ -278,8 +278,24 @@ def _due(now: datetime):
     return sa.or_(queued, stale)
 
 
-def _claim(session: Session, now: datetime, batch_key: str | None, limit: int) -> list[int]:
-    candidates = select(OutboxMessage.id).where(_due(now))
+class Channel(Protocol):
+    """A way out of the outbox beside mail (issue #31: push, chat). `deliver` sends the
+    claimed rows of its channel and records each one (`record`, `retry_later`)."""
+
+    def deliver(
+        self, session: Session, rows: list[OutboxMessage], now: datetime, report: SendReport
+    ) -> None: ...
+
+
+def _claim(
+    session: Session,
+    now: datetime,
+    batch_key: str | None,
+    limit: int,
+    channels: tuple[str, ...] = ("mail",),
+) -> list[int]:
+    # Only rows of channels this sender can deliver: a sender without push leaves pushes.
+    candidates = select(OutboxMessage.id).where(_due(now), col(OutboxMessage.channel).in_(channels))
     if batch_key is not None:
         candidates = candidates.where(
             col(OutboxMessage.dedupe_key).startswith(batch_key, autoescape=True)
@@ -307,7 +323,7 @@ def _claim(session: Session, now: datetime, batch_key: str | None, limit: int) -
     return ids
 
 
-def _record(session: Session, row_id: int, **values) -> None:
+def record(session: Session, row_id: int, **values) -> None:
     """Update a row we hold; commit at once so a crash cannot undo it."""
     session.execute(
         sa.update(OutboxMessage)
@@ -318,13 +334,13 @@ def _record(session: Session, row_id: int, **values) -> None:
     session.commit()
 
 
-def _retry_later(session, row_id: int, attempts: int, now: datetime, reason: str) -> bool:
+def retry_later(session, row_id: int, attempts: int, now: datetime, reason: str) -> bool:
     """Back to the queue with backoff, or failed after MAX_ATTEMPTS; True if requeued."""
     if attempts >= MAX_ATTEMPTS:
         reason = f"gave up after {attempts} attempts: {reason}"
-        _record(session, row_id, status="failed", last_error=reason[:2000])
+        record(session, row_id, status="failed", last_error=reason[:2000])
         return False
-    _record(
+    record(
         session,
         row_id,
         status="queued",
@@ -347,52 +363,74 @@ def send_pending(
     now: datetime,
     batch_key: str | None = None,
     limit: int = CLAIM_LIMIT,
+    channels: Mapping[str, Channel] | None = None,
 ) -> SendReport:
-    """Deliver due messages (all, or one batch) over one connection; see the module doc."""
+    """Deliver due messages (all, or one batch) over one connection; see the module doc.
+
+    Issue #31: `channels` ("push", "chat") deliver their rows of the same batch right
+    after the mail, in this same call, so one event reaches every channel at once; mail
+    goes first, so a slow or failing chat webhook never holds it back."""
     report = SendReport()
+    channels = channels or {}
     with _sessions(engine_or_sessionmaker)() as session:
-        ids = _claim(session, now, batch_key, limit)
+        ids = _claim(session, now, batch_key, limit, ("mail", *channels))
         if not ids:
             return report
-        rows = session.exec(
+        claimed = session.exec(
             select(OutboxMessage)
             .where(col(OutboxMessage.id).in_(ids))
             .order_by(col(OutboxMessage.id))
         ).all()
         session.commit()  # end the read: SQLite refuses a write in a stale WAL snapshot
-        work = []
-        for row in rows:
-            try:
-                work.append((row.id, row.attempts, build_email(row)))
-            except (ValueError, TypeError, KeyError) as exc:
-                _record(session, row.id, status="failed", last_error=f"cannot build: {exc}")
-                report.failed.append(row.id)
-        done = 0
-        try:
-            with transport.connect() as connection:
-                report.connections += 1
-                for row_id, attempts, message in work:
-                    try:
-                        connection.send(message)
-                    except PermanentFailure as exc:
-                        _record(session, row_id, status="failed", last_error=str(exc))
-                        report.failed.append(row_id)
-                    except TemporaryFailure as exc:
-                        requeued = _retry_later(session, row_id, attempts, now, str(exc))
-                        (report.deferred if requeued else report.failed).append(row_id)
-                    else:
-                        _record(session, row_id, status="sent", sent_at=now, last_error=None)
-                        report.sent.append(row_id)
-                    done += 1
-        except TransportDown as exc:
-            report.error = str(exc)
-            log.warning("mail: %s; %d message(s) stay queued", exc, len(work) - done)
-            for row_id, attempts, _message in work[done:]:
-                if _retry_later(session, row_id, attempts, now, str(exc)):
-                    report.deferred.append(row_id)
-                else:
-                    report.failed.append(row_id)
+        rows = [row for row in claimed if row.channel == "mail"]
+        if rows:
+            _send_mail(session, transport, rows, now, report)
+        for name, channel in channels.items():
+            mine = [row for row in claimed if row.channel == name]
+            if mine:
+                channel.deliver(session, mine, now, report)
     return report
+
+
+def _send_mail(
+    session: Session,
+    transport: Transport,
+    rows: list[OutboxMessage],
+    now: datetime,
+    report: SendReport,
+) -> None:
+    work = []
+    for row in rows:
+        try:
+            work.append((row.id, row.attempts, build_email(row)))
+        except (ValueError, TypeError, KeyError) as exc:
+            record(session, row.id, status="failed", last_error=f"cannot build: {exc}")
+            report.failed.append(row.id)
+    done = 0
+    try:
+        with transport.connect() as connection:
+            report.connections += 1
+            for row_id, attempts, message in work:
+                try:
+                    connection.send(message)
+                except PermanentFailure as exc:
+                    record(session, row_id, status="failed", last_error=str(exc))
+                    report.failed.append(row_id)
+                except TemporaryFailure as exc:
+                    requeued = retry_later(session, row_id, attempts, now, str(exc))
+                    (report.deferred if requeued else report.failed).append(row_id)
+                else:
+                    record(session, row_id, status="sent", sent_at=now, last_error=None)
+                    report.sent.append(row_id)
+                done += 1
+    except TransportDown as exc:
+        report.error = str(exc)
+        log.warning("mail: %s; %d message(s) stay queued", exc, len(work) - done)
+        for row_id, attempts, _message in work[done:]:
+            if retry_later(session, row_id, attempts, now, str(exc)):
+                report.deferred.append(row_id)
+            else:
+                report.failed.append(row_id)
 
 
 # -- when to send ---------------------------------------------------------------------------
@@ -430,6 +468,7 @@ class Sender:
     transport: Transport
     background: bool = True
     threads: list[threading.Thread] = field(default_factory=list)
+    channels: Mapping[str, Channel] = field(default_factory=dict)  # issue #31: push, chat
 
     def send(self, *, now: datetime, batch_key: str | None = None) -> SendReport:
         return send_pending(
@@ -437,6 +476,7 @@ class Sender:
             transport=self.transport,
             now=now,
             batch_key=batch_key,
+            channels=self.channels,
         )
 
     def send_after_commit(
@@ -478,7 +518,31 @@ def sender_for_app(app) -> Sender:
         database(app).session_factory,
         transport_from_config(app.config, app.instance_path),
         background=not app.testing,
+        channels=channels_for_app(app),
     )
+
+
+def channels_for_app(app) -> dict[str, Channel]:
+    """Push and chat (issue #31), sharing one guarded fetcher per process with a deadline
+    of PBP_CHANNEL_SECONDS (10 s) a request. Without a VAPID `sub` (no PBP_VAPID_SUB and
+    no address in MAIL_FROM) pushes stay queued: the dashboard's outbox shows them."""
+    from pbp.services.mail.chat_send import ChatChannel
+    from pbp.services.mail.push_send import PushChannel, vapid_key, vapid_sub
+    from pbp.services.noteworthy.polling.app import fetcher_from_config
+
+    fetcher = app.extensions.get("pbp_channel_fetcher")
+    if fetcher is None:
+        seconds = float(app.config.get("PBP_CHANNEL_SECONDS") or 10)
+        fetcher = fetcher_from_config(app.config, total_seconds=seconds)
+        app.extensions["pbp_channel_fetcher"] = fetcher
+    channels: dict[str, Channel] = {"chat": ChatChannel(fetcher)}
+    try:
+        sub = vapid_sub(app.config)
+    except ConfigError as exc:
+        log.warning("push: %s; pushes stay queued", exc)
+    else:
+        channels["push"] = PushChannel(fetcher, vapid_key(app.instance_path), sub)
+    return channels
 
 
 def send_outbox(app) -> SendReport:

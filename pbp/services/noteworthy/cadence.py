@@ -121,7 +121,7 @@ def advance(*, session: Session, campaign: Campaign, now: datetime, mail=None) -
         or current.deadline > now
     ):
         return Advance(campaign.id, current.number if current else 0, "not due")
-    turn = turns.close_turn(session=session, campaign=campaign, actor=None, now=now)
+    turn = turns.close_turn(session=session, campaign=campaign, actor=None, now=now, mail=mail)
     result = tally_service.tally(session=session, campaign=campaign, turn=turn)
     if result.flags or result.needs_ruling:
         reason = f"{len(result.flags)} flag(s) need a ruling before turn {turn.number} resolves"

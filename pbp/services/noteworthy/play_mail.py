@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, Entry, Note, OutboxMessage, Turn
 from pbp.rules import noteworthy as nw
-from pbp.services.mail import notifications
+from pbp.services.mail import chat, notifications
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.ids import row_id
@@ -84,7 +84,10 @@ def entries_stored(
 ) -> list[OutboxMessage]:
     """Mail the target of each entry that is now a valid, standing challenge of its open
     turn, as the tally reads it (Noteworthy: a challenge names one target). Once per entry:
-    the same entry read again or edited queues nothing more."""
+    the same entry read again or edited queues nothing more. New entries of the game go
+    to the campaign's chat channels too (issue #31), once each."""
+    entries = list(entries)
+    chat.entries_on_planet(session=session, settings=mail, entries=entries, now=now)
     by_turn: dict[int, set[int]] = defaultdict(set)
     for entry in entries:
         if entry.turn_id is not None and nw.is_challenging(entry.mood):

@@ -157,12 +157,24 @@ def queue_event(
 
 
 def close(
-    *, session: Session, campaign: Campaign, actor: User | None, now: datetime, number=None
+    *,
+    session: Session,
+    campaign: Campaign,
+    actor: User | None,
+    now: datetime,
+    number=None,
+    mail: MailSettings | None = None,
+    sender=None,
 ) -> Turn:
-    """Close the current turn: notes stop counting, the tally is frozen."""
+    """Close the current turn: notes stop counting, the tally is frozen; the campaign's
+    chat channels are told right after the commit."""
     _check(session, campaign, actor, "close a turn")
     _current(session, campaign, number)
-    return turns.close_turn(session=session, campaign=campaign, actor=actor, now=now)
+    was_open = turns.latest_turn(session=session, campaign=campaign)
+    turn = turns.close_turn(session=session, campaign=campaign, actor=actor, now=now, mail=mail)
+    if sender is not None and was_open is not None and turn.closed_at == now:
+        sender.send_after_commit(session=session, batch_key=f"closed:{turn.id}:")
+    return turn
 
 
 def reopen(

@@ -31,6 +31,7 @@ from pbp.models import (
 from pbp.rules import noteworthy as nw
 from pbp.services import audit_actions as lines
 from pbp.services import audit_log
+from pbp.services.mail import chat
 from pbp.services.mail.notifications import queue_event_notifications, queue_turn_results
 from pbp.services.noteworthy import play_mail
 from pbp.services.noteworthy import tally as tally_service
@@ -178,11 +179,15 @@ def post_event(
     session.flush()
     if mail is not None:
         queue_event_notifications(session=session, turn=turn, now=now, settings=mail)
+        chat.turn_opened(session=session, settings=mail, turn=turn, general=text, now=now)
     return turn
 
 
-def close_turn(*, session: Session, campaign: Campaign, actor: User | None, now: datetime) -> Turn:
-    """Stop notes from counting and freeze the tally. Closing a closed turn is a no-op."""
+def close_turn(
+    *, session: Session, campaign: Campaign, actor: User | None, now: datetime, mail=None
+) -> Turn:
+    """Stop notes from counting and freeze the tally. Closing a closed turn is a no-op.
+    With `mail` (MailSettings), the campaign's chat channels are told (issue #31)."""
     lock_campaign(session, campaign)
     turn = latest_turn(session=session, campaign=campaign)
     if turn is None:
@@ -193,6 +198,8 @@ def close_turn(*, session: Session, campaign: Campaign, actor: User | None, now:
     session.add(turn)
     audit(session, campaign, actor, lines.TurnClosed(turn=turn.number))
     session.flush()
+    if mail is not None:
+        chat.turn_closed(session=session, settings=mail, turn=turn, now=now)
     return turn
 
 
@@ -317,6 +324,7 @@ def resolve_turn(
     if mail is not None:
         summary = "\n".join([*result.explanation, *(consequences or {}).values()])
         queue_turn_results(session=session, settings=mail, turn=turn, summary=summary, now=now)
+        chat.turn_resolved(session=session, settings=mail, turn=turn, summary=summary, now=now)
     return turn, result
 
 

@@ -43,13 +43,18 @@ def test_every_letter_a_service_writes_has_its_templates():
 
 def test_no_service_writes_a_mail_body_itself():
     """queue_message takes finished text; only the queue module may call it with text it
-    rendered (the referee's test mail aside, which is in pbp.web)."""
-    callers = [
+    rendered (the referee's test mail aside, which is in pbp.web). Issue #31: a push is
+    made from the letter `queue` renders, and a chat post is no mail (public text only)."""
+    callers = sorted(
         path.relative_to(ROOT).as_posix()
         for path in SERVICES.rglob("*.py")
         if "queue_message(" in path.read_text()
+    )
+    assert callers == [
+        "pbp/services/mail/chat.py",
+        "pbp/services/mail/push.py",
+        "pbp/services/mail/queue.py",
     ]
-    assert callers == ["pbp/services/mail/queue.py"]
 
 
 def test_html_escapes_and_text_does_not():
