@@ -154,3 +154,20 @@ def plain_text(html_fragment: str | None) -> str:
     marked = _BREAKS.sub("\n", html_fragment or "")
     lines = (clean_text(line) for line in marked.split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+_INNER_QUOTE = re.compile(
+    r"<blockquote\b[^>]*>(?:(?!<blockquote\b).)*?</blockquote>", re.IGNORECASE | re.DOTALL
+)
+
+
+def without_quotes(html_fragment: str | None) -> str:
+    """Sanitized HTML with its quoted passages (``<blockquote>``, nested ones included) left
+    out: a reply's own words, without the note it quotes (issue #29 item 3). Innermost
+    quotes go first, so a quote inside a quote cannot leave its outer end behind."""
+    html = html_fragment or ""
+    while True:
+        shorter = _INNER_QUOTE.sub("", html)
+        if shorter == html:
+            return html
+        html = shorter

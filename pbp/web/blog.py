@@ -26,7 +26,7 @@ from pbp.web.forms import parsed
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
 
 ENTRY_FIELDS = ("title", "mood", "body", "target")
-NOTE_FIELDS = ("body", "fate", "stance")
+NOTE_FIELDS = ("body", "fate", "stance", "reply_to")
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
@@ -214,8 +214,11 @@ def hide(act: Act, slug: str, character: str, entry_id: int):
 def add_note(act: Act, slug: str, character: str, entry_id: int):
     _entry(act.session, act.campaign, character, entry_id)
     typed = {k: act.text(k) for k in NOTE_FIELDS}
-    note = parsed(NoteIn, {**typed, "stance": typed["stance"] or "none"})
-    hosted_blog.post_note(
+    note = parsed(
+        NoteIn,
+        {**typed, "stance": typed["stance"] or "none", "reply_to": typed["reply_to"] or None},
+    )
+    posted = hosted_blog.post_note(
         session=act.session,
         actor=act.account,
         campaign=act.campaign,
@@ -223,9 +226,14 @@ def add_note(act: Act, slug: str, character: str, entry_id: int):
         body=note.body,
         stance=note.stance,
         fate=note.fate,
+        reply_to=note.reply_to,
         now=act.now,
         mail=act.mail,
     )
+    if note.reply_to is not None:
+        return act.done(
+            _entry_url(slug, character, entry_id, f"#note-{posted.id}"), "Reply posted."
+        )
     return act.done(_entry_url(slug, character, entry_id, "#notes"), "Note posted.")
 
 
@@ -245,12 +253,17 @@ def entry(slug: str, character: str, entry_id: int):
     )
     note_error = refused("blog.add_note")
     typed_note = {k: request.form.get(k, "") for k in NOTE_FIELDS} if note_error else None
+    # "Reply" on a note opens the form as a reply to it (a link: no script needed).
+    replying = (typed_note or {}).get("reply_to") or request.args.get("reply_to", "")
+    reply_to = page.note_by_id(replying)
     return render_template(
         "blog/entry.html",
         campaign=campaign,
         author=page.author,
         entry=page.entry,
         notes=page.notes,
+        threads=page.threads,
+        reply_to=reply_to,
         names=page.names,
         mine=page.mine,
         challenge=page.challenge,

@@ -19,6 +19,7 @@ PREFERENCES = {
     "digest": False,
     "notes_on_mine": True,
     "notes_as_mine": True,
+    "replies_to_mine": True,
     "challenges": True,
     "forum": True,
 }
@@ -28,6 +29,7 @@ PREFERENCE_LABELS = {
     "digest": "the daily digest of new entries and notes",
     "notes_on_mine": "notes on your entries",
     "notes_as_mine": "notes read from other blogs as yours, with how pbp read them",
+    "replies_to_mine": "replies to your notes",
     "challenges": "challenges against your character",
 }
 # Which preferences each kind of campaign has a use for (issue #27 item 10: a Noteworthy
@@ -44,6 +46,7 @@ PREFERENCE_OF = {
     "digest": "digest",
     "note": "notes_on_mine",
     "credited": "notes_as_mine",
+    "reply": "replies_to_mine",
     "challenge": "challenges",
 }
 

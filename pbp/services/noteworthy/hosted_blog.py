@@ -29,7 +29,7 @@ from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
 from pbp.services import lookups
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import play, play_mail
+from pbp.services.noteworthy import note_threads, play, play_mail
 from pbp.services.noteworthy.ingest import (
     EntryIndex,
     ingest_parsed,
@@ -280,9 +280,12 @@ def _note_checks(
     entry_id: int,
     stance: str,
     now: datetime,
+    reply_to: int | None = None,
 ) -> tuple[Character, Entry]:
     character = play.player_character(session=session, campaign=campaign, user=actor)
     entry = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id).entry
+    if reply_to is not None:
+        note_threads.parent_note(session=session, entry=entry, note_id=reply_to)
     turn = play.open_turn(session=session, campaign=campaign)
     refusal = play.note_refusal(entry=entry, turn=turn)
     if refusal:
@@ -310,6 +313,7 @@ def post_note(
     body: str,
     stance: str = "none",
     fate: str | None = None,
+    reply_to: int | None = None,
     now: datetime,
     mail: MailSettings | None,
 ) -> Note:
@@ -318,15 +322,26 @@ def post_note(
     Noteworthy: notes are permitted only on the current turn's entries; the challenger,
     the target and outsiders cannot support or oppose, except in the final, where the
     outsiders vote with a note on the entry of a finalist and the finalists cannot
-    (play.note_refusal, play.stance_refusal). The entry's player is mailed."""
+    (play.note_refusal, play.stance_refusal). The entry's player is mailed.
+
+    `reply_to`: the note of the same entry it answers (issue #29 item 3). A reply is a
+    note like any other for the rules, and takes a position only by its own marker (the
+    stance chosen here writes one); its parent's author is mailed too."""
     if stance not in STANCE_MARKERS:
         raise UserError("a position is Support, Oppose or No position")
     text = _note_text(body, stance, fate)
-    _note_checks(session, actor, campaign, entry_id, stance, now)
+    _note_checks(session, actor, campaign, entry_id, stance, now, reply_to)
     html = rendered(session=session, text=text)
-    character, entry = _note_checks(session, actor, campaign, entry_id, stance, now)
+    character, entry = _note_checks(session, actor, campaign, entry_id, stance, now, reply_to)
     return _store_note_html(
-        session=session, entry=entry, author=character, html=html, fate=fate, now=now, mail=mail
+        session=session,
+        entry=entry,
+        author=character,
+        html=html,
+        fate=fate,
+        now=now,
+        mail=mail,
+        parent_note_id=reply_to,
     )
 
 
@@ -432,15 +447,24 @@ def store_note(
     stance: str | None = None,
     fate: str | None = None,
     mail: MailSettings | None = None,
+    reply_to: Note | None = None,
 ) -> Note:
     """Store a note in the writer's character's persona, with no play checks (a note as a
     feed brings it, whenever it arrives). A stance picked on the form is written as an
     explicit marker, so it reads the same way as a marker typed in a comment. With `mail`,
-    the entry's player is told (not when it is their own note)."""
+    the entry's player is told (not when it is their own note). `reply_to`: the note of
+    `entry` it answers."""
     text = _note_text(body_markdown, stance, fate)
     html = rendered(session=session, text=text)
     return _store_note_html(
-        session=session, entry=entry, author=author, html=html, fate=fate, now=now, mail=mail
+        session=session,
+        entry=entry,
+        author=author,
+        html=html,
+        fate=fate,
+        now=now,
+        mail=mail,
+        parent_note_id=None if reply_to is None else reply_to.id,
     )
 
 
@@ -468,6 +492,7 @@ def _store_note_html(
     fate: str | None,
     now: datetime,
     mail: MailSettings | None,
+    parent_note_id: int | None = None,
 ) -> Note:
     source_id = f"urn:pbp:note:{uuid.uuid4()}"
     item = FeedNote(
@@ -484,7 +509,14 @@ def _store_note_html(
         fallback_key=source_id,
     )
     # A logged-in writer is known: no alias lookup.
-    upsert_note(session=session, entry=entry, item=item, author_id=author.id, now=now)
+    upsert_note(
+        session=session,
+        entry=entry,
+        item=item,
+        author_id=author.id,
+        now=now,
+        parent_note_id=parent_note_id,
+    )
     note = session.exec(
         select(Note).where(Note.entry_id == entry.id, Note.source_id == "guid:" + source_id)
     ).one()

@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
 from adapters.sanitize import clean_html, clean_text
 from pbp import content_version
-from pbp.markup import plain_text
+from pbp.markup import plain_text, without_quotes
 from pbp.models import Blog, Entry, EntryRevision, Note, Turn
 from pbp.rules.noteworthy import normalize_mood, read_stance
 from pbp.services.noteworthy import commenters
@@ -277,10 +277,28 @@ def note_dating(published: datetime | None, now: datetime) -> tuple[datetime, li
     return published, []
 
 
+def note_stance(body_html: str, *, reply: bool) -> str:
+    """The stance a note carries, read when it arrives. A reply to another note takes a
+    position only by a marker of its own (docs/rules-notes.md, issue #29 item 3): the note
+    it quotes is left out, and it inherits nothing from the note it answers. Noteworthy
+    counts each PC's notes that "note clear support or opposition to the challenge"; a
+    quoted "Support." is the quoted writer's position, not the replier's."""
+    text = plain_text(without_quotes(body_html) if reply else body_html)
+    return read_stance(text).stance.value
+
+
 def upsert_note(
-    *, session: Session, entry: Entry | Known, item: FeedNote, author_id: int | None, now: datetime
+    *,
+    session: Session,
+    entry: Entry | Known,
+    item: FeedNote,
+    author_id: int | None,
+    now: datetime,
+    parent_note_id: int | None = None,
 ) -> str:
-    """Insert or update one note; the stance is read when the note arrives (or changes)."""
+    """Insert or update one note; the stance is read when the note arrives (or changes).
+    `parent_note_id`: the note it answers, on the same entry; a stored note whose parent
+    was not known when it arrived (the parent came later) is linked to it now."""
     identity = item.identity_key[:1000]
     body = clean_html(item.body_html)
     author_name = clean_text(item.author_name)[:200]
@@ -288,10 +306,13 @@ def upsert_note(
         select(Note).where(Note.entry_id == entry.id, Note.source_id == identity)
     ).first()
     if existing is not None:
-        if existing.body_html == body:
+        linked = existing.parent_note_id is None and parent_note_id is not None
+        if existing.body_html == body and not linked:
             return "same"
+        if linked:
+            existing.parent_note_id = parent_note_id
         existing.body_html = body
-        existing.stance = read_stance(plain_text(body)).stance.value
+        existing.stance = note_stance(body, reply=existing.parent_note_id is not None)
         session.add(existing)
         return "changed"
     published, flags = note_dating(item.published, now)
@@ -305,8 +326,9 @@ def upsert_note(
             body_html=body,
             published_at=published,
             first_seen_at=now,
-            stance=read_stance(plain_text(body)).stance.value,
+            stance=note_stance(body, reply=parent_note_id is not None),
             flags=flags,
+            parent_note_id=parent_note_id,
         )
     )
     return "new"
