@@ -19,5 +19,9 @@ class MailPreferences(Body):
         description="Notes read from other blogs' comments as your character's, with the "
         "stance read (so a note you did not write is seen). Left out: unchanged.",
     )
+    replies_to_mine: bool = Field(
+        default=True,
+        description="Replies to your character's notes (threaded notes). Left out: on.",
+    )
     challenges: bool = Field(description="Challenges against your character.")
     forum: bool = Field(description="New posts in forum scenes you watch.")
