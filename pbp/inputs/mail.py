@@ -25,3 +25,7 @@ class MailPreferences(Body):
     )
     challenges: bool = Field(description="Challenges against your character.")
     forum: bool = Field(description="New posts in forum scenes you watch.")
+    mentions: bool = Field(
+        default=True,
+        description="Your character named with @ in an entry, note, post or event. Left out: on.",
+    )

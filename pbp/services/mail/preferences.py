@@ -22,6 +22,7 @@ PREFERENCES = {
     "replies_to_mine": True,
     "challenges": True,
     "forum": True,
+    "mentions": True,
 }
 PREFERENCE_LABELS = {
     "forum": "new posts in scenes you watch",
@@ -31,11 +32,12 @@ PREFERENCE_LABELS = {
     "notes_as_mine": "notes read from other blogs as yours, with how pbp read them",
     "replies_to_mine": "replies to your notes",
     "challenges": "challenges against your character",
+    "mentions": "your character named with @ in an entry, note, post or event",
 }
 # Which preferences each kind of campaign has a use for (issue #27 item 10: a Noteworthy
 # member was offered mail about forum scenes it has none of).
-FORUM_PREFERENCES = ("forum",)
-NOTEWORTHY_PREFERENCES = tuple(k for k in PREFERENCES if k not in FORUM_PREFERENCES)
+FORUM_PREFERENCES = ("forum", "mentions")
+NOTEWORTHY_PREFERENCES = tuple(k for k in PREFERENCES if k != "forum")
 # Message kind -> the preference that governs it; kinds not listed are always sent
 # (invites and password resets answer something the person just did).
 PREFERENCE_OF = {
@@ -48,6 +50,7 @@ PREFERENCE_OF = {
     "credited": "notes_as_mine",
     "reply": "replies_to_mine",
     "challenge": "challenges",
+    "mention": "mentions",
 }
 
 

@@ -22,14 +22,15 @@ from sqlmodel import Session, select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from adapters.sanitize import clean_html
-from pbp import limits
+from pbp import limits, links
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
-from pbp.services import lookups
+from pbp.services import lookups, mentions
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import note_threads, play, play_mail
+from pbp.services.noteworthy.ids import row_id
 from pbp.services.noteworthy.ingest import (
     EntryIndex,
     ingest_parsed,
@@ -123,21 +124,24 @@ def write_entry(
     _, target = _write_checks(session, actor, campaign, mood, target_id)
     # The picker's "Target:" line is part of the source: editing the entry keeps its target.
     source = play.with_target(body, mood, target)
-    html = rendered(session=session, text=source)
+    book = mentions.book_for(session=session, campaign=campaign)
+    done = mentions.render_with_mentions(session=session, text=source, book=book)
     # The render ended the transaction: the checks that guard the write run again.
     character, checked = _write_checks(session, actor, campaign, mood, target_id)
     if checked != target:
         raise Conflict("the character you challenge changed name while you wrote: send again")
-    return _store_entry_html(
+    entry = _store_entry_html(
         session=session,
         character=character,
         title=title,
-        html=html,
+        html=done.html,
         source=source,
         mood=mood,
         now=now,
         mail=mail,
     )
+    _mail_entry_mentions(session, mail, campaign, character, entry, done, now)
+    return entry
 
 
 def own_entry(
@@ -223,19 +227,23 @@ def edit_entry(
     check_length(body, limits.ENTRY_BODY, "an entry")
     check_length(title, limits.ENTRY_TITLE, "an entry's title")
     _edit_checks(session, actor, campaign, entry_id, mood)
-    html = rendered(session=session, text=body)
+    book = mentions.book_for(session=session, campaign=campaign)
+    done = mentions.render_with_mentions(session=session, text=body, book=book)
     character, entry = _edit_checks(session, actor, campaign, entry_id, mood)
-    return _store_edit_html(
+    outcome = _store_edit_html(
         session=session,
         entry=entry,
         editor=character,
         title=title,
-        html=html,
+        html=done.html,
         source=body,
         mood=mood,
         now=now,
         mail=mail,
     )
+    # Keyed by the entry: a player named before the edit is not mailed again.
+    _mail_entry_mentions(session, mail, campaign, character, entry, done, now)
+    return outcome
 
 
 def withdraw_entry(
@@ -331,18 +339,21 @@ def post_note(
         raise UserError("a position is Support, Oppose or No position")
     text = _note_text(body, stance, fate)
     _note_checks(session, actor, campaign, entry_id, stance, now, reply_to)
-    html = rendered(session=session, text=text)
+    book = mentions.book_for(session=session, campaign=campaign)
+    done = mentions.render_with_mentions(session=session, text=text, book=book)
     character, entry = _note_checks(session, actor, campaign, entry_id, stance, now, reply_to)
-    return _store_note_html(
+    note = _store_note_html(
         session=session,
         entry=entry,
         author=character,
-        html=html,
+        html=done.html,
         fate=fate,
         now=now,
         mail=mail,
         parent_note_id=reply_to,
     )
+    _mail_note_mentions(session, mail, campaign, character, entry, note, done, now)
+    return note
 
 
 # -- storage, with no play checks ----------------------------------------------------------
@@ -527,3 +538,74 @@ def _store_note_html(
     if mail is not None:
         play_mail.notes_arrived(session=session, mail=mail, notes=[note], now=now)
     return note
+
+
+# -- mentions (issue #29 item 4) -----------------------------------------------------------
+
+
+def _mail_entry_mentions(
+    session: Session,
+    mail: MailSettings | None,
+    campaign: Campaign,
+    author: Character,
+    entry: Entry,
+    done: mentions.Rendered,
+    now: datetime,
+) -> None:
+    """The players of the characters an entry names with "@" are mailed, once per entry.
+    Every member reads an entry as it is posted (a hidden one takes no edits)."""
+    if mail is None or not done.mentioned or entry.hidden_at is not None:
+        return
+    item = mentions.Item(
+        key=f"entry:{entry.id}",
+        what="an entry",
+        title=entry.title,
+        path=links.entry(campaign.slug, author.slug, row_id(entry.id)),
+        html=done.html,
+        by=author.name,
+    )
+    mentions.queue_mentions(
+        session=session,
+        settings=mail,
+        campaign=campaign,
+        item=item,
+        mentioned=done.mentioned,
+        author_user_id=author.user_id,
+        may_read=mentions.everyone,
+        now=now,
+    )
+
+
+def _mail_note_mentions(
+    session: Session,
+    mail: MailSettings | None,
+    campaign: Campaign,
+    author: Character,
+    entry: Entry,
+    note: Note,
+    done: mentions.Rendered,
+    now: datetime,
+) -> None:
+    """As `_mail_entry_mentions`, for a note (notes are taken only on shown entries)."""
+    if mail is None or not done.mentioned:
+        return
+    on = session.get(Character, entry.character_id)
+    assert on is not None  # the entry's foreign key
+    item = mentions.Item(
+        key=f"note:{note.id}",
+        what="a note",
+        title=entry.title,
+        path=links.note(campaign.slug, on.slug, row_id(entry.id), row_id(note.id)),
+        html=done.html,
+        by=author.name,
+    )
+    mentions.queue_mentions(
+        session=session,
+        settings=mail,
+        campaign=campaign,
+        item=item,
+        mentioned=done.mentioned,
+        author_user_id=author.user_id,
+        may_read=mentions.everyone,
+        now=now,
+    )
