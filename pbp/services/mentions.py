@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from html import escape as html_escape
 
+from markupsafe import Markup
 from sqlmodel import Session, col, select
 
 from pbp import links
@@ -92,6 +94,25 @@ def link(html: str, book: MentionBook) -> Rendered:
         who = book.by_key[key]
         seen.setdefault(who.character_id, who)
     return Rendered(linked, tuple(seen.values()))
+
+
+def plain_text_markup(text: str, book: MentionBook | None) -> Markup:
+    """Plain text (a referee's event) as safe markup with its mentions linked: escaped as
+    the templates escape it, line breaks kept for the page's CSS to show. `book` None: no
+    "@" in any text to show, and no query made for one."""
+    escaped = html_escape(text, quote=False)
+    if book is None or "@" not in text:
+        return Markup(escaped)
+    return Markup(link(escaped, book).html)
+
+
+def book_if_needed(
+    *, session: Session, campaign: Campaign, texts: Iterable[str | None]
+) -> MentionBook | None:
+    """The campaign's mention book when some text has an "@", else None (no query)."""
+    if any(t and "@" in t for t in texts):
+        return book_for(session=session, campaign=campaign)
+    return None
 
 
 def render_with_mentions(*, session: Session, text: str, book: MentionBook) -> Rendered:

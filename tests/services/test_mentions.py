@@ -15,7 +15,7 @@ from pbp.models import Membership, OutboxMessage, Turn, User
 from pbp.services import campaigns
 from pbp.services.forum import posts
 from pbp.services.mail.preferences import set_preference
-from pbp.services.noteworthy import hosted_blog
+from pbp.services.noteworthy import hosted_blog, planet, turns
 from tests.factories import make_campaign, make_characters, make_user
 from tests.services.forum.tables import MAIL, T0, make_table, write
 
@@ -186,3 +186,24 @@ def test_an_entry_and_a_note_link_and_mail_the_characters_they_name(db_session):
     assert sorted(_mentions_to(db_session)) == sorted(
         [player(bram).email, player(ada).email, player(bram).email]
     )
+
+
+def test_an_event_mentions_everyone_and_a_tailored_part_only_its_reader(db_session):
+    """A tailored event is read by its character's player only: it mentions no one else."""
+    campaign = make_campaign(db_session, referee=make_user(db_session, "Referee"))
+    ada, bram, cleo, *_ = make_characters(db_session, campaign)
+    turns.post_event(
+        session=db_session,
+        campaign=campaign,
+        text="A ball at @Ada's house.",
+        tailored=[turns.Tailored(bram.id, "addition", "You saw @Cleo steal; tell @Bram's heart.")],
+        actor=None,
+        now=NOW,
+        mail=MAIL,
+    )
+    emails = {c.id: db_session.get(User, c.user_id).email for c in (ada, bram, cleo)}
+    assert sorted(_mentions_to(db_session)) == sorted([emails[ada.id], emails[bram.id]])
+    header = planet.turn_header(session=db_session, campaign=campaign, reader=bram)
+    assert f'<a href="/c/{campaign.slug}/{ada.slug}/">@Ada</a>' in header.event
+    (part,) = header.tailored
+    assert f'<a href="/c/{campaign.slug}/{cleo.slug}/">@Cleo</a>' in part.text
