@@ -382,8 +382,8 @@ def ingest_parsed(
                 report.stored_entries.append(index.row(known))
     if parsed.notes:
         authors = AuthorMap(session, campaign_id)
-        for note in parsed.notes:
-            parent = index.parent_of(note)
+        for note in _answered_first(parsed.notes):
+            parent, parent_note_id = _placed(session, blog, index, note)
             if parent is None:
                 report.unmatched_notes += 1
                 continue
@@ -395,6 +395,7 @@ def ingest_parsed(
                     clean_text(note.author_name), note.author_uri, None
                 ),
                 now=now,
+                parent_note_id=parent_note_id,
             )
             report.new_notes += outcome == "new"
             report.changed_notes += outcome == "changed"
@@ -403,6 +404,51 @@ def ingest_parsed(
     session.flush()
     report.arrived_notes = _notes_by_identity(session, arrived)
     return report
+
+
+def _reply_key(note: FeedNote) -> str | None:
+    return note.normalized_reply_to
+
+
+def _answered_first(notes: tuple[FeedNote, ...] | list[FeedNote]) -> list[FeedNote]:
+    """Comments on the entry first, then the replies oldest first (a feed lists the newest
+    first): a reply's parent is then stored before it whenever both are in the document."""
+    plain = [n for n in notes if _reply_key(n) is None]
+    replies = [n for n in notes if _reply_key(n) is not None]
+    return plain + list(reversed(replies))
+
+
+class _Placed(NamedTuple):
+    entry: Known | None
+    parent_note_id: int | None
+
+
+def _placed(session: Session, blog: Blog, index: EntryIndex, note: FeedNote) -> _Placed:
+    """The entry a comment is on and the comment it answers (issue #29 item 3: threads
+    read from external comment feeds). The answered comment is found among this blog's
+    stored notes by the id the feed gives it: the adapter's reply id (Blogger's related
+    link, WordPress's Atom), or an RFC 4685 ``thr:in-reply-to`` that names no entry but a
+    comment (pbp's own comment feed). A reply whose parent pbp has not read yet stands on
+    the entry; a later read links it (upsert_note)."""
+    entry = index.parent_of(note)
+    key = _reply_key(note)
+    if key is None and entry is None:
+        key = note.normalized_parent_id
+    if key is None:
+        return _Placed(entry, None)
+    found = session.exec(
+        select(Note.id, Note.entry_id)
+        .join(Entry, col(Entry.id) == Note.entry_id)
+        .where(Entry.blog_id == blog.id, Note.source_id == ("guid:" + key)[:1000])
+    ).first()
+    if found is None:
+        return _Placed(entry, None)
+    note_id, entry_id = found
+    if entry is not None and entry.id != entry_id:
+        return _Placed(entry, None)  # a reply stays on its own entry's thread
+    if entry is None:
+        entry = next((k for k in index.by_source.values() if k.id == entry_id), None)
+    return _Placed(entry, note_id if entry is not None else None)
 
 
 def _notes_by_identity(session: Session, keys: list[tuple[int, str]]) -> list[Note]:
