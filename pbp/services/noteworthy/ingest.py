@@ -382,28 +382,64 @@ def ingest_parsed(
                 report.stored_entries.append(index.row(known))
     if parsed.notes:
         authors = AuthorMap(session, campaign_id)
-        for note in _answered_first(parsed.notes):
-            parent, parent_note_id = _placed(session, blog, index, note)
-            if parent is None:
-                report.unmatched_notes += 1
-                continue
-            outcome = upsert_note(
-                session=session,
-                entry=parent,
-                item=note,
-                author_id=authors.character_for(
-                    clean_text(note.author_name), note.author_uri, None
-                ),
-                now=now,
-                parent_note_id=parent_note_id,
+        pending = _answered_first(parsed.notes)
+        patient = True
+        while pending:
+            # A reply waits for the comment it answers when the document brings that comment
+            # too: another pass, while passes store something; then one that waits no more.
+            waiting = _store_notes(
+                session, blog, index, pending, authors, now, report, arrived, patient
             )
-            report.new_notes += outcome == "new"
-            report.changed_notes += outcome == "changed"
-            if outcome == "new":
-                arrived.append((parent.id, note.identity_key[:1000]))
+            if len(waiting) == len(pending):
+                if not patient:
+                    report.unmatched_notes += len(waiting)
+                    break
+                patient = False
+            pending = waiting
     session.flush()
     report.arrived_notes = _notes_by_identity(session, arrived)
     return report
+
+
+def _store_notes(
+    session: Session,
+    blog: Blog,
+    index: EntryIndex,
+    notes: list[FeedNote],
+    authors: AuthorMap,
+    now: datetime,
+    report: IngestReport,
+    arrived: list[tuple[int, str]],
+    patient: bool,
+) -> list[FeedNote]:
+    """Store the notes whose entry is known; return the others, and (`patient`) the replies
+    to a comment among `notes`, which this pass stores first."""
+    waiting = []
+    answered = _answered_notes(session, blog, index, notes)
+    coming = {note.identity_key[:1000] for note in notes} if patient else set()
+    for note in notes:
+        key = _answer_key(index, note)
+        answers = ("guid:" + key)[:1000] if key else None
+        if answers in coming and answers not in answered and answers != note.identity_key:
+            waiting.append(note)
+            continue
+        parent, parent_note_id = _placed(index, answered, note)
+        if parent is None:
+            waiting.append(note)
+            continue
+        outcome = upsert_note(
+            session=session,
+            entry=parent,
+            item=note,
+            author_id=authors.character_for(clean_text(note.author_name), note.author_uri, None),
+            now=now,
+            parent_note_id=parent_note_id,
+        )
+        report.new_notes += outcome == "new"
+        report.changed_notes += outcome == "changed"
+        if outcome == "new":
+            arrived.append((parent.id, note.identity_key[:1000]))
+    return waiting
 
 
 def _reply_key(note: FeedNote) -> str | None:
@@ -423,24 +459,40 @@ class _Placed(NamedTuple):
     parent_note_id: int | None
 
 
-def _placed(session: Session, blog: Blog, index: EntryIndex, note: FeedNote) -> _Placed:
-    """The entry a comment is on and the comment it answers (issue #29 item 3: threads
-    read from external comment feeds). The answered comment is found among this blog's
-    stored notes by the id the feed gives it: the adapter's reply id (Blogger's related
-    link, WordPress's Atom), or an RFC 4685 ``thr:in-reply-to`` that names no entry but a
-    comment (pbp's own comment feed). A reply whose parent pbp has not read yet stands on
-    the entry; a later read links it (upsert_note)."""
-    entry = index.parent_of(note)
+def _answer_key(index: EntryIndex, note: FeedNote) -> str | None:
+    """The id of the comment `note` answers: the adapter's reply id (Blogger's related link,
+    WordPress's Atom), else an RFC 4685 ``thr:in-reply-to`` that names no entry of this blog
+    but may name a comment (as pbp's own comment feed does)."""
     key = _reply_key(note)
-    if key is None and entry is None:
+    if key is None and index.parent_of(note) is None:
         key = note.normalized_parent_id
-    if key is None:
-        return _Placed(entry, None)
-    found = session.exec(
-        select(Note.id, Note.entry_id)
+    return key
+
+
+def _answered_notes(
+    session: Session, blog: Blog, index: EntryIndex, notes: list[FeedNote]
+) -> dict[str, tuple[int, int]]:
+    """This blog's stored notes that `notes` answer, by identity: (note id, entry id). One
+    query for a whole document, none when no comment in it answers another."""
+    keys = {("guid:" + k)[:1000] for n in notes if (k := _answer_key(index, n))}
+    if not keys:
+        return {}
+    rows = session.exec(
+        select(Note.source_id, Note.id, Note.entry_id)
         .join(Entry, col(Entry.id) == Note.entry_id)
-        .where(Entry.blog_id == blog.id, Note.source_id == ("guid:" + key)[:1000])
-    ).first()
+        .where(Entry.blog_id == blog.id, col(Note.source_id).in_(keys))
+    )
+    return {source_id: (note_id, entry_id) for source_id, note_id, entry_id in rows}
+
+
+def _placed(index: EntryIndex, answered: dict[str, tuple[int, int]], note: FeedNote) -> _Placed:
+    """The entry a comment is on and the comment it answers (issue #29 item 3: threads
+    read from external comment feeds), found among this blog's stored notes by the id the
+    feed gives it (`_answer_key`). A reply whose parent pbp has not read yet stands on the
+    entry; a later read links it (upsert_note)."""
+    entry = index.parent_of(note)
+    key = _answer_key(index, note)
+    found = answered.get(("guid:" + key)[:1000]) if key else None
     if found is None:
         return _Placed(entry, None)
     note_id, entry_id = found
