@@ -270,8 +270,10 @@ def test_preference_defaults():
         "digest": False,
         "notes_on_mine": True,
         "notes_as_mine": True,
+        "replies_to_mine": True,
         "challenges": True,
         "forum": True,
+        "mentions": True,
     }
 
 
