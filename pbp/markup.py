@@ -176,7 +176,8 @@ def without_quotes(html_fragment: str | None) -> str:
 
 # -- mentions (issue #29 item 4) ---------------------------------------------------------------
 
-_TAG = re.compile(r"(<[^>]*>)")
+# A tag, its quoted attribute values read whole: a ">" inside one ends no tag.
+_TAG = re.compile(r"""(<(?:[^>"']|"[^"]*"|'[^']*')*>)""")
 _TAG_NAME = re.compile(r"^</?\s*([a-zA-Z0-9]+)")
 # Text inside these is left as written: a mention in code is code, and a link in a link is
 # not HTML.
@@ -195,8 +196,9 @@ def link_mentions(html: str, targets: dict[str, str]) -> tuple[str, list[str]]:
     Only text outside ``<a>``, ``<code>`` and ``<pre>`` counts. An "@" right after a letter
     or digit (an address, "ada@home") mentions no one, nor does a name followed by a letter
     or digit ("@Adam" is not "@Ada"); the longest name wins ("@Lady Vance" over "@Lady").
-    The input is clean_html's output, whose text holds no raw "<" or ">", and the link is
-    built here from escaped parts, so no markup can come in through a name."""
+    The input is clean_html's output, whose text holds no raw "<" or ">", the link is built
+    here from escaped parts, and what comes out is sanitized again: no markup can come in
+    through a name, nor through text that only looks like a tag."""
     if "@" not in html or not targets:
         return html, []
     keys = sorted(targets, key=len, reverse=True)
@@ -211,7 +213,9 @@ def link_mentions(html: str, targets: dict[str, str]) -> tuple[str, list[str]]:
             continue
         if depth <= 0 and "@" in part:
             parts[index] = _link_text(part, keys, targets, found)
-    return "".join(parts), found
+    if not found:
+        return html, found
+    return clean_html("".join(parts)), found
 
 
 def _link_text(text: str, keys: list[str], targets: dict[str, str], found: list[str]) -> str:

@@ -41,10 +41,11 @@ def _linked(markdown: str) -> tuple[str, list[str]]:
 
 def test_a_name_or_alias_after_at_becomes_a_link_the_longest_name_first():
     html, found = _linked("Hi @ada and @Lady  Vance, then @Lady; @Tom & Jo too.")
-    assert '<a href="/c/game/ada/">@ada</a>' in html
-    assert '<a href="/c/game/vance/">@Lady  Vance</a>' in html
-    assert '<a href="/c/game/lady/">@Lady</a>;' in html
-    assert '<a href="/c/game/tj/">@Tom &amp; Jo</a>' in html
+    rel = 'rel="nofollow noopener noreferrer ugc"'
+    assert f'<a href="/c/game/ada/" {rel}>@ada</a>' in html
+    assert f'<a href="/c/game/vance/" {rel}>@Lady  Vance</a>' in html
+    assert f'<a href="/c/game/lady/" {rel}>@Lady</a>;' in html
+    assert f'<a href="/c/game/tj/" {rel}>@Tom &amp; Jo</a>' in html
     assert found == ["ada", "lady vance", "lady", "tom & jo"]
 
 
@@ -72,8 +73,19 @@ def test_a_mention_opens_no_markup():
     assert found == ["ada"]
     parser = _Tags()
     parser.feed(html)
-    link = ("a", (("href", "/c/game/ada/"),))
+    link = ("a", (("href", "/c/game/ada/"), ("rel", "nofollow noopener noreferrer ugc")))
     assert parser.seen == [("p", ()), link, link, ("img", (("src", "x"),))]
+
+
+def test_a_name_inside_an_attribute_is_no_mention():
+    """A ">" in a quoted attribute ends no tag: the "@Ada" in a title stays in the title."""
+    html, found = _linked('<abbr title="x>@Ada onmouseover=alert(1)">hi</abbr> and @Ada')
+    assert found == ["ada"]
+    parser = _Tags()
+    parser.feed(html)
+    abbr = ("abbr", (("title", "x>@Ada onmouseover=alert(1)"),))
+    link = ("a", (("href", "/c/game/ada/"), ("rel", "nofollow noopener noreferrer ugc")))
+    assert parser.seen == [("p", ()), abbr, link]
 
 
 # -- the forum: every audience --------------------------------------------------------------
@@ -204,6 +216,8 @@ def test_an_event_mentions_everyone_and_a_tailored_part_only_its_reader(db_sessi
     emails = {c.id: db_session.get(User, c.user_id).email for c in (ada, bram, cleo)}
     assert sorted(_mentions_to(db_session)) == sorted([emails[ada.id], emails[bram.id]])
     header = planet.turn_header(session=db_session, campaign=campaign, reader=bram)
-    assert f'<a href="/c/{campaign.slug}/{ada.slug}/">@Ada</a>' in header.event
+    assert f'<a href="/c/{campaign.slug}/{ada.slug}/" rel=' in header.event
     (part,) = header.tailored
-    assert f'<a href="/c/{campaign.slug}/{cleo.slug}/">@Cleo</a>' in part.text
+    assert (
+        f'<a href="/c/{campaign.slug}/{cleo.slug}/" rel=' in part.text and "@Cleo</a>" in part.text
+    )
