@@ -11,6 +11,10 @@ from pbp.models.accounts import (
     LoginFailure,
     User,
 )
+from pbp.models.alive import (
+    Hiatus,
+    Nudge,
+)
 from pbp.models.api import (
     TOKEN_SCOPES,
     ApiToken,
@@ -72,6 +76,10 @@ from pbp.models.noteworthy import (
     Ruling,
     Turn,
 )
+from pbp.models.saved_drafts import (
+    DRAFT_FORMS,
+    SavedDraft,
+)
 from pbp.models.websub import (
     WEBSUB_STATES,
     WebSubSubscription,
@@ -88,6 +96,7 @@ __all__ = [
     "CHARACTER_STATUSES",
     "CLIENT_TOKEN_LENGTH",
     "CalendarFeed",
+    "DRAFT_FORMS",
     "Campaign",
     "CampaignSecret",
     "CardEvent",
@@ -96,6 +105,7 @@ __all__ = [
     "Character",
     "EVENT_MODES",
     "Entry",
+    "Hiatus",
     "EntryRevision",
     "Event",
     "IdempotencyRecord",
@@ -103,6 +113,7 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Note",
+    "Nudge",
     "OUTBOX_STATUSES",
     "OutboxMessage",
     "POST_AUDIENCES",
@@ -116,6 +127,7 @@ __all__ = [
     "Roll",
     "Ruling",
     "STANCES",
+    "SavedDraft",
     "Sheet",
     "TOKEN_SCOPES",
     "TURN_STATUSES",

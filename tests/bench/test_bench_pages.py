@@ -7,9 +7,11 @@ challenges and positions on them, so both pages run the live tally. The campaign
 written with bulk inserts into a database of its own (a SQLite file, or a scratch
 PostgreSQL database when PBP_TEST_DATABASE_URL is set), committed, and the pages are
 rendered through the Flask test client as the logged-in referee; an open challenge's entry
-page and a character page are timed too. Target: p95 under 150 ms (wall time; CPU time of
-this process is printed beside it, since the machine may be shared). For scale, a trivial
-page (a static file) and the campaign list are timed in the same run, and the planet and
+page and a character page are timed too. Target: each page's p95 at most 8x the campaign
+list's p50 in the same run (issue #34 item 3: a ratio, where 150 ms used to judge the
+machine; CPU time of this process is printed beside wall time, since the machine may be
+shared). For scale, a trivial page (a static file) and the campaign list are timed in the
+same run, and the planet and
 dashboard again with the startup objects frozen out of the garbage collector. The planet is
 timed as built (its page cache off) and then as readers get it between two changes (cached,
 pbp.web.page_cache). Timings are
@@ -56,10 +58,11 @@ from pbp.models import (
 )
 from pbp.rules import noteworthy as nw
 from pbp.services.accounts import logins as accounts
+from tests.bench.figures import figure
 
 T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
-TARGET_P95_MS = 150.0
+TARGET_RATIO = 8.0  # a page's p95 over the campaign list's p50, in the same run
 # (smaller campaign, larger campaign, timed runs per page)
 SCALES = {"full": ((6, 5), (24, 60), 60), "small": ((6, 3), (12, 10), 10)}
 MOODS = ("Curious", "Melancholy", "Scheming", "Defiant", "Amused", "Weary")
@@ -560,15 +563,14 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
     lines = [
         f"\nPages on {engine.dialect.name}: {big.characters} characters x {big.turns} turns "
         f"({big.entries:,} entries, {big.notes:,} notes), built in {built_s:.1f} s; "
-        f"{runs} runs each; target p95 < {TARGET_P95_MS:.0f} ms; load average "
+        f"{runs} runs each; target p95 <= {TARGET_RATIO:.0f} x index; load average "
         + " ".join(f"{x:.1f}" for x in os.getloadavg())
         + f" on {os.cpu_count()} CPUs",
         static.line(),
         index.line(),
     ]
     for m in big_pages.values():
-        mark = "ok" if m.p95 < TARGET_P95_MS else "SLOW"
-        lines.append(f"{m.line(index.p50)}  [{mark}]")
+        lines.append(m.line(index.p50))
     lines += [m.line(index.p50) for m in frozen]
     lines.append(cached.line(index.p50) + "  (built once, in the warm-up)")
     lines.append(
@@ -577,6 +579,16 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
         + ", ".join(f"{k} {small_pages[k].queries}/{big_pages[k].queries}" for k in big_pages)
     )
     print("\n".join(lines))
+    for key, m in big_pages.items():
+        name = key.split(" ")[0]
+        figure(
+            f"pages.{name}_over_index",
+            m.p95 / index.p50,
+            better="lower",
+            target=TARGET_RATIO,
+            guard=False,
+        )
+        figure(f"queries.{name}", m.queries, better="lower")
 
     for key in big_pages:
         assert small_pages[key].queries == big_pages[key].queries, (

@@ -51,6 +51,10 @@ PREFERENCE_OF = {
     "reply": "replies_to_mine",
     "challenge": "challenges",
     "mention": "mentions",
+    # Keeping a game alive (pbp.services.mail.alive_mail): turn news, the forum's own
+    # preference in a forum game.
+    **{base: "events" for base in ("nudge", "overdue", "overdue_list", "away", "back")},
+    **{f"forum_{base}": "forum" for base in ("nudge", "overdue", "overdue_list", "away", "back")},
 }
 
 

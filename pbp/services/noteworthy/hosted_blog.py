@@ -27,7 +27,7 @@ from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
-from pbp.services import lookups, mentions
+from pbp.services import lookups, mentions, saved_drafts
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import note_threads, play, play_mail
 from pbp.services.noteworthy.ids import row_id
@@ -141,6 +141,8 @@ def write_entry(
         mail=mail,
     )
     _mail_entry_mentions(session, mail, campaign, character, entry, done, now)
+    # Posted: the saved draft of the form goes in the same transaction (issue #29 item 5).
+    saved_drafts.discard(session=session, user=actor, campaign=campaign, form="entry")
     return entry
 
 
@@ -353,6 +355,9 @@ def post_note(
         parent_note_id=reply_to,
     )
     _mail_note_mentions(session, mail, campaign, character, entry, note, done, now)
+    saved_drafts.discard(
+        session=session, user=actor, campaign=campaign, form="note", target_id=entry_id
+    )
     return note
 
 
