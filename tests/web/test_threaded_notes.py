@@ -154,3 +154,21 @@ def test_the_comment_feed_threads_a_reply_to_its_note(db_session, game, client):
     assert parents[str(cleos.id)].endswith(f"pbp/entry/{entry.id}")
     assert parents[str(reply.id)].endswith(f"pbp/note/{cleos.id}")
     assert f"#note-{cleos.id}" in raw.decode()
+
+
+def test_a_saved_draft_of_a_reply_reopens_as_that_reply(db_session, game):
+    """Drafts (issue #29 item 5) keep the note a reply answers: the form's hidden field."""
+    entry = entry_of(db_session, game, "Ada")
+    cleos = _note(db_session, game, "Cleo", entry, "A fine ball.")
+    game.login("Bram")
+    saved = game.auth.post(
+        f"/c/{game.slug}/drafts/note-{entry.id}",
+        {"body": "Half a reply", "fate": "", "stance": "none", "reply_to": str(cleos.id)},
+    )
+    assert saved.status_code == 302
+    url = f"/c/{game.slug}/{game.characters['Ada'].slug}/{entry.id}"
+    page = game.auth._client.get(url).get_data(as_text=True)
+    assert "Half a reply" in page and f'name="reply_to" value="{cleos.id}"' in page
+    # "write a note on the entry instead" leaves the reply for a note on the entry.
+    page = game.auth._client.get(f"{url}?reply_to=0").get_data(as_text=True)
+    assert "Half a reply" in page and 'name="reply_to"' not in page
