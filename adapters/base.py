@@ -152,10 +152,17 @@ class FeedNote:
     body_html: str
     title: str
     fallback_key: str
+    # The comment this one answers, when the feed says (a threaded reply): its id as the
+    # feed gives the parent's ``source_id``. None for a comment on the entry itself.
+    reply_to_source_id: str | None = None
 
     @property
     def normalized_source_id(self) -> str | None:
         return normalize_identifier(self.source_id)
+
+    @property
+    def normalized_reply_to(self) -> str | None:
+        return normalize_identifier(self.reply_to_source_id)
 
     @property
     def normalized_parent_id(self) -> str | None:

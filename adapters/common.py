@@ -297,7 +297,14 @@ class FeedAdapter:
             body_html=body_html,
             title=title,
             fallback_key=fallback_key(title, published, body_html),
+            reply_to_source_id=self.note_reply_to(item, parsed, parent_id),
         )
+
+    def note_reply_to(self, item: Any, parsed: Parsed, parent_id: str | None) -> str | None:
+        """The comment this one answers, if the feed says. RFC 4685 lets a comment's
+        ``thr:in-reply-to`` name another comment (WordPress's Atom comment feed does); ingest
+        tells a comment's id from an entry's, so here it is only passed on."""
+        return None
 
     def note_author(self, item: Any, parsed: Parsed) -> tuple[str | None, str | None]:
         detail = get(item, "author_detail") or {}

@@ -4,6 +4,9 @@ and comment feeds, per post (``/post/feed/``) or site-wide (``/comments/feed/``)
 Comment items look like: title "Comment on POST by AUTHOR" (site-wide) or "By: AUTHOR"
 (per post), guid ``POSTGUID#comment-ID``, author in ``dc:creator``. The post's guid is the
 part before ``#comment-``, which maps a note back to its entry even in the site-wide feed.
+WordPress's Atom comment feed (``/comments/feed/atom/``) points a threaded reply's
+``thr:in-reply-to ref`` at the guid of the comment it answers; its RSS2 comment feeds say
+nothing of threads.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 from typing import Any
 
 from adapters.base import Parsed
-from adapters.common import FeedAdapter, generator_name, get, links
+from adapters.common import FeedAdapter, generator_name, get, links, ns_get
 
 _COMMENT_MARK = "#comment-"
 _POST_GUID = re.compile(r"[?&]p=\d+")
@@ -60,3 +63,10 @@ class WordPressAdapter(FeedAdapter):
         if parent_url is None:
             parent_url = self.site_url(parsed)  # a per-post feed's channel link is the post
         return parent_id, parent_url
+
+    def note_reply_to(self, item: Any, parsed: Parsed, parent_id: str | None) -> str | None:
+        reply = ns_get(item, self.thread_prefixes(parsed), "in-reply-to")
+        ref = get(reply, "ref") if isinstance(reply, dict) else None
+        if isinstance(ref, str) and _COMMENT_MARK in ref:
+            return ref.strip()
+        return None

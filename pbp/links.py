@@ -51,6 +51,11 @@ def character(slug: str, character_slug: str) -> str:
     return f"/c/{_part(slug)}/{_part(character_slug)}/"
 
 
+def sheet(slug: str, character_slug: str) -> str:
+    """A forum character's sheet: the page a mention of them links to."""
+    return f"/c/{_part(slug)}/sheets/{_part(character_slug)}"
+
+
 def entry(slug: str, character_slug: str, entry_id: int) -> str:
     """An entry's page on pbp (external entries have one too, with their notes)."""
     return f"/c/{_part(slug)}/{_part(character_slug)}/{int(entry_id)}"

@@ -12,6 +12,7 @@ and refused with a reason the writer can act on. Together with the length limits
 from __future__ import annotations
 
 import re
+from html import escape as html_escape
 
 import markdown
 
@@ -154,3 +155,114 @@ def plain_text(html_fragment: str | None) -> str:
     marked = _BREAKS.sub("\n", html_fragment or "")
     lines = (clean_text(line) for line in marked.split("\n"))
     return "\n".join(line for line in lines if line)
+
+
+_INNER_QUOTE = re.compile(
+    r"<blockquote\b[^>]*>(?:(?!<blockquote\b).)*?</blockquote>", re.IGNORECASE | re.DOTALL
+)
+
+
+def without_quotes(html_fragment: str | None) -> str:
+    """Sanitized HTML with its quoted passages (``<blockquote>``, nested ones included) left
+    out: a reply's own words, without the note it quotes (issue #29 item 3). Innermost
+    quotes go first, so a quote inside a quote cannot leave its outer end behind."""
+    html = html_fragment or ""
+    while True:
+        shorter = _INNER_QUOTE.sub("", html)
+        if shorter == html:
+            return html
+        html = shorter
+
+
+# -- mentions (issue #29 item 4) ---------------------------------------------------------------
+
+# A tag, its quoted attribute values read whole: a ">" inside one ends no tag.
+_TAG = re.compile(r"""(<(?:[^>"']|"[^"]*"|'[^']*')*>)""")
+_TAG_NAME = re.compile(r"^</?\s*([a-zA-Z0-9]+)")
+# Text inside these is left as written: a mention in code is code, and a link in a link is
+# not HTML.
+_NO_MENTIONS = frozenset({"a", "code", "pre"})
+
+
+def mention_key(name: str) -> str:
+    """How a name is compared after "@": case and runs of spaces do not matter."""
+    return " ".join(name.split()).lower()
+
+
+def link_mentions(html: str, targets: dict[str, str]) -> tuple[str, list[str]]:
+    """Sanitized HTML with each ``@Name`` (a key of `targets`, by `mention_key`) made a link
+    to its address, and the keys found, in order, once each.
+
+    Only text outside ``<a>``, ``<code>`` and ``<pre>`` counts. An "@" right after a letter
+    or digit (an address, "ada@home") mentions no one, nor does a name followed by a letter
+    or digit ("@Adam" is not "@Ada"); the longest name wins ("@Lady Vance" over "@Lady").
+    The input is clean_html's output, whose text holds no raw "<" or ">", the link is built
+    here from escaped parts, and what comes out is sanitized again: no markup can come in
+    through a name, nor through text that only looks like a tag."""
+    if "@" not in html or not targets:
+        return html, []
+    keys = sorted(targets, key=len, reverse=True)
+    found: list[str] = []
+    parts = _TAG.split(html)
+    depth = 0
+    for index, part in enumerate(parts):
+        if index % 2:  # a tag
+            tag = _TAG_NAME.match(part)
+            if tag and tag.group(1).lower() in _NO_MENTIONS and not part.endswith("/>"):
+                depth += -1 if part.startswith("</") else 1
+            continue
+        if depth <= 0 and "@" in part:
+            parts[index] = _link_text(part, keys, targets, found)
+    if not found:
+        return html, found
+    return clean_html("".join(parts)), found
+
+
+def _link_text(text: str, keys: list[str], targets: dict[str, str], found: list[str]) -> str:
+    out, start = [], 0
+    at = text.find("@")
+    while at != -1:
+        key = _name_at(text, at + 1, keys) if at == 0 or not text[at - 1].isalnum() else None
+        if key is None:
+            at = text.find("@", at + 1)
+            continue
+        end = _end_of(text, at + 1, key)
+        shown = text[at:end]
+        href = html_escape(targets[key], quote=True)
+        out.append(text[start:at])
+        out.append(f'<a href="{href}">{shown}</a>')
+        if key not in found:
+            found.append(key)
+        start = end
+        at = text.find("@", end)
+    out.append(text[start:])
+    return "".join(out)
+
+
+def _name_at(text: str, begin: int, keys: list[str]) -> str | None:
+    for key in keys:
+        end = _end_of(text, begin, key)
+        if end and (end == len(text) or not text[end].isalnum()):
+            return key
+    return None
+
+
+def _end_of(text: str, begin: int, key: str) -> int:
+    """Where `key` ends in `text` read from `begin` (spaces flexible, case ignored); 0 if it
+    is not there. The text is escaped HTML: "&amp;" in it stands for "&" in a name."""
+    i = begin
+    words = key.split(" ")
+    for n, word in enumerate(words):
+        if n:
+            j = i
+            while j < len(text) and text[j] in " \t\n":
+                j += 1
+            if j == i:
+                return 0
+            i = j
+        escaped = html_escape(word, quote=False)
+        chunk = text[i : i + len(escaped)]
+        if chunk.lower() != escaped:
+            return 0
+        i += len(escaped)
+    return i

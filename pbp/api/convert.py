@@ -67,7 +67,7 @@ def entry_out(entry: Entry, author: Character, turn_number: int | None) -> s.Ent
 
 
 def note_out(note: Note) -> s.NoteOut:
-    return out(s.NoteOut, note, fate=note.fate_text)
+    return out(s.NoteOut, note, fate=note.fate_text, in_reply_to=note.parent_note_id)
 
 
 def ruling_out(ruling: Ruling) -> s.RulingOut:

@@ -208,6 +208,9 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
     the target and outsiders cannot support or oppose, except in the final, where the
     outsiders vote with a note on the entry of a finalist (Support backs that finalist,
     Oppose the rival) and the finalists cannot.
+
+    `reply_to` answers another note of the entry (its author is mailed). A reply takes a
+    position only by its own marker: it inherits none from the note it answers.
     """
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
     body = call.body
@@ -219,6 +222,7 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
         body=body.body,
         stance=body.stance,
         fate=body.fate,
+        reply_to=body.reply_to,
         now=call.now,
         mail=_mail(),
     )

@@ -208,6 +208,7 @@ def edit_post(call: Call, slug: str, post_id: int) -> s.PostOut:
         editor=call.account,
         body=call.body.body,
         now=call.now,
+        mail=_mail(),
     )
     return _view_of(call, campaign, viewer, post)
 

@@ -407,6 +407,9 @@ class EditOut(Out):
 class NoteOut(Out):
     id: int
     entry_id: int
+    in_reply_to: int | None = Field(
+        default=None, description="The note of the same entry this one answers, if any."
+    )
     author_character_id: int | None
     author_name: str
     body_html: str

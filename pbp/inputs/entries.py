@@ -46,10 +46,14 @@ class NoteIn(Body):
     fate: Text | None = Field(
         default=None, max_length=limits.FATE, description="The fate you wish on the loser."
     )
+    reply_to: Id | None = Field(
+        default=None, description="The note of the same entry this one answers (a reply)."
+    )
 
     names: ClassVar[dict[str, str]] = {
         "body": "a note",
         "stance": "a position",
         "fate": "the fate you wish",
+        "reply_to": "the note you reply to",
     }
     wrong: ClassVar[dict[str, str]] = {"stance": "a position is Support, Oppose or No position"}

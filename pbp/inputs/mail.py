@@ -19,6 +19,10 @@ class MailPreferences(Body):
         description="Notes read from other blogs' comments as your character's, with the "
         "stance read (so a note you did not write is seen). Left out: unchanged.",
     )
+    replies_to_mine: bool = Field(
+        default=True,
+        description="Replies to your character's notes (threaded notes). Left out: on.",
+    )
     challenges: bool = Field(description="Challenges against your character.")
     judging: bool = Field(
         default=False,
@@ -26,3 +30,7 @@ class MailPreferences(Body):
         "reply to the mail is a note, when the instance has PBP_REPLY_DOMAIN).",
     )
     forum: bool = Field(description="New posts in forum scenes you watch.")
+    mentions: bool = Field(
+        default=True,
+        description="Your character named with @ in an entry, note, post or event. Left out: on.",
+    )

@@ -194,6 +194,11 @@ class Note(SQLModel, table=True):
     author_character_id: int | None = Field(
         default=None, foreign_key="character.id", nullable=True, ondelete="SET NULL"
     )
+    # The note this one answers, on the same entry (issue #29 item 3: threaded notes);
+    # NULL for a note on the entry itself, or a reply whose parent pbp has not read.
+    parent_note_id: int | None = Field(
+        default=None, foreign_key="note.id", nullable=True, ondelete="SET NULL", index=True
+    )
     author_name: str = Field(default="", max_length=200)
     author_uri: str | None = Field(default=None, max_length=2000)
     author_email_hash: str | None = Field(default=None, max_length=64)

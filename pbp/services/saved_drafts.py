@@ -45,7 +45,8 @@ FIELDS: dict[str, dict[str, int]] = {
         "target": _CHOICE,
         "body": limits.ENTRY_BODY,
     },
-    "note": {"body": limits.NOTE_BODY, "fate": limits.FATE, "stance": _CHOICE},
+    # reply_to: the note a reply answers (threaded notes, issue #29 item 3), a hidden field.
+    "note": {"body": limits.NOTE_BODY, "fate": limits.FATE, "stance": _CHOICE, "reply_to": _CHOICE},
     "post": _POST_FIELDS,
     "scene": {"title": 200, **_POST_FIELDS},
 }

@@ -26,7 +26,7 @@ from pbp.web.forms import parsed
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
 
 ENTRY_FIELDS = ("title", "mood", "body", "target")
-NOTE_FIELDS = ("body", "fate", "stance")
+NOTE_FIELDS = ("body", "fate", "stance", "reply_to")
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
@@ -222,8 +222,11 @@ def hide(act: Act, slug: str, character: str, entry_id: int):
 def add_note(act: Act, slug: str, character: str, entry_id: int):
     _entry(act.session, act.campaign, character, entry_id)
     typed = {k: act.text(k) for k in NOTE_FIELDS}
-    note = parsed(NoteIn, {**typed, "stance": typed["stance"] or "none"})
-    hosted_blog.post_note(
+    note = parsed(
+        NoteIn,
+        {**typed, "stance": typed["stance"] or "none", "reply_to": typed["reply_to"] or None},
+    )
+    posted = hosted_blog.post_note(
         session=act.session,
         actor=act.account,
         campaign=act.campaign,
@@ -231,9 +234,14 @@ def add_note(act: Act, slug: str, character: str, entry_id: int):
         body=note.body,
         stance=note.stance,
         fate=note.fate,
+        reply_to=note.reply_to,
         now=act.now,
         mail=act.mail,
     )
+    if note.reply_to is not None:
+        return act.done(
+            _entry_url(slug, character, entry_id, f"#note-{posted.id}"), "Reply posted."
+        )
     return act.done(_entry_url(slug, character, entry_id, "#notes"), "Note posted.")
 
 
@@ -263,12 +271,18 @@ def entry(slug: str, character: str, entry_id: int):
         )  # fmt: skip
         if draft is not None:
             typed_note = {k: str(draft.fields.get(k, "")) for k in NOTE_FIELDS}
+    # "Reply" on a note opens the form as a reply to it (a link: no script needed); else
+    # the form answers what it answered as typed, or as its draft kept it.
+    replying = request.args.get("reply_to") or (typed_note or {}).get("reply_to", "")
+    reply_to = page.note_by_id(replying)
     return render_template(
         "blog/entry.html",
         campaign=campaign,
         author=page.author,
         entry=page.entry,
         notes=page.notes,
+        threads=page.threads,
+        reply_to=reply_to,
         names=page.names,
         mine=page.mine,
         challenge=page.challenge,

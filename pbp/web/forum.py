@@ -425,6 +425,7 @@ def edit(act: Act, slug: str, post_id: int):
         editor=act.account,
         body=parsed(PostEdit, {"body": act.text("body")}).body,
         now=act.now,
+        mail=act.mail,
     )
     return act.done(
         _post_url(slug, post.thread_id, post.id),

@@ -93,9 +93,12 @@ def table(auth, db_session, hooks):
         save_preferences(session=db_session, membership=member, chosen=["push:forum"],
                          keys=["push:forum"])  # fmt: skip
     plant = [
-        ("MKGMPOST I am the mole.\n/roll 3d6 # MKGMPOSTROLL", {"audience": "gm"}),
+        # The hidden posts mention the readers' characters (issue #29 item 4): a mention
+        # mails only those who may read the post.
+        ("MKGMPOST I am the mole, @Bram and @Cleo.\n/roll 3d6 # MKGMPOSTROLL", {"audience": "gm"}),
         (
-            "MKWHISPER meet me at midnight.\n/roll d100 # MKWHISPERROLL",
+            "MKWHISPER meet me at midnight, @Bram; not a word to @Cleo.\n"
+            "/roll d100 # MKWHISPERROLL",
             {"audience": "whisper", "recipient_ids": (table.bram_user.id,)},
         ),
         ("Do I spot the tail?\n/roll 5d10 # MKGMROLL", {"roll_visibility": "gm"}),
@@ -109,7 +112,9 @@ def table(auth, db_session, hooks):
     posts.delete_post(
         session=db_session, campaign=table.campaign, post=post, actor=table.ada_user, now=T0
     )
-    write(db_session, table, table.ada_user, "MKGMPOST body", title="MKGMTITLE", audience="gm")
+    write(
+        db_session, table, table.ada_user, "MKGMPOST body @Cleo", title="MKGMTITLE", audience="gm"
+    )
     for form, target_id, fields in (
         ("post", thread.id, {"body": "MKDRAFTPOST I have not decided", "audience": "all"}),
         ("scene", 0, {"title": "MKDRAFTTITLE", "body": "MKDRAFTSCENE"}),
@@ -218,6 +223,8 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
         if who in ("other player", "whisper recipient"):
             assert mails, f"the {who} watches the thread: some post was mailed to them"
             assert any('"url":' in m for m in mails), f"the {who} has a post pushed"
+        if who == "whisper recipient":  # the control: a mention they may read is mailed
+            assert any("Ada mentioned Bram" in m and "MKWHISPER" in m for m in mails)
         for needle in _hidden(who, ended):
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"

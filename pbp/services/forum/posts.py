@@ -10,12 +10,13 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from adapters.sanitize import text_to_html
+from pbp import links
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.markup import TooIntricate, render_markdown
 from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Post, PostRecipient, PostRevision, Thread
 from pbp.services import audit_actions as lines
-from pbp.services import audit_log, saved_drafts
+from pbp.services import audit_log, mentions, saved_drafts
 from pbp.services.forum import rolls
 from pbp.services.forum.drafts import (
     AUDIENCES,
@@ -31,8 +32,10 @@ from pbp.services.forum.rolls import ROLL_VISIBILITY, Viewer
 from pbp.services.forum.threads import set_watch
 from pbp.services.forum.visibility import (
     can_edit,
+    can_see_post,
     get_post,
     membership_of,
+    recipients_of,
     require_forum,
     user_names,
     viewer_for,
@@ -156,13 +159,14 @@ def _store(
         session=session, campaign=campaign, planned=prepared.planned, now=now
     )
     text = strip_roll_lines(prepared.body)
+    done = mentions.link(prepared.html, mentions.book_for(session=session, campaign=campaign))
     post = Post(
         author_id=author.id,
         character_id=prepared.character.id if prepared.character else None,
         kind=draft.kind,
         audience=draft.audience,
         body=text,
-        body_html=prepared.html,
+        body_html=done.html,
         client_token=draft.client_token,
         created_at=now,
     )
@@ -192,11 +196,19 @@ def _store(
     set_watch(session=session, campaign=campaign, thread=thread, user=author, on=True, now=now)
     session.flush()
     notify(session, campaign, thread, post, mail, now)
+    mail_mentions(session, campaign, thread, post, done.mentioned, author, mail, now)
     return post
 
 
 def edit_post(
-    *, session: Session, campaign: Campaign, post: Post, editor: User, body: str, now: datetime
+    *,
+    session: Session,
+    campaign: Campaign,
+    post: Post,
+    editor: User,
+    body: str,
+    now: datetime,
+    mail: MailSettings | None = None,
 ) -> Post:
     """Change a post's text, keeping every version for the GM. Rolls are not touched and
     no new ones are made: dice are rolled only when a post is first submitted. The text is
@@ -215,11 +227,59 @@ def edit_post(
         return post
     if not body and not rolls.rolls_of_posts(session=session, post_ids=[post.id]):
         raise UserError("a post cannot be empty: delete it instead")
-    post.body, post.body_html, post.edited_at = body, html, now
+    done = mentions.link(html, mentions.book_for(session=session, campaign=campaign))
+    post.body, post.body_html, post.edited_at = body, done.html, now
     session.add(post)
     session.add(PostRevision(post_id=post.id, body=body, edited_by=editor.id, created_at=now))
     session.flush()
+    if mail is not None:  # keyed by the post: who was named before is not mailed again
+        thread = session.get(Thread, post.thread_id)
+        assert thread is not None  # the post's foreign key
+        author = session.get(User, post.author_id) if post.author_id else None
+        mail_mentions(session, campaign, thread, post, done.mentioned, author, mail, now)
     return post
+
+
+def mail_mentions(
+    session: Session,
+    campaign: Campaign,
+    thread: Thread,
+    post: Post,
+    mentioned: tuple[mentions.Mentionable, ...],
+    author: User | None,
+    mail: MailSettings,
+    now: datetime,
+) -> None:
+    """Issue #29 item 4: the players of the characters a post names with "@" are mailed,
+    once per post, if they may read it: a whisper mentions only its recipients (and the
+    GM), a GM-only post only the GM (`can_see_post`, the forum's one rule)."""
+    if not mentioned:
+        return
+    recipients = recipients_of(session, [post.id]).get(post.id, set())
+    character = session.get(Character, post.character_id) if post.character_id else None
+    by = character.name if character else (author.display_name if author else "someone")
+
+    def may_read(user: User, membership: Membership) -> bool:
+        return can_see_post(post, Viewer(user.id, membership.role), recipients)
+
+    item = mentions.Item(
+        key=f"post:{post.id}",
+        what="a forum post",
+        title=thread.title,
+        path=links.post(campaign.slug, thread.id, post.id),
+        html=post.body_html,
+        by=by,
+    )
+    mentions.queue_mentions(
+        session=session,
+        settings=mail,
+        campaign=campaign,
+        item=item,
+        mentioned=mentioned,
+        author_user_id=post.author_id,
+        may_read=may_read,
+        now=now,
+    )
 
 
 def delete_post(
@@ -365,14 +425,27 @@ def reply(
 
 
 def change_post(
-    *, session: Session, campaign: Campaign, post_id: int, editor: User, body: str, now: datetime
+    *,
+    session: Session,
+    campaign: Campaign,
+    post_id: int,
+    editor: User,
+    body: str,
+    now: datetime,
+    mail: MailSettings | None = None,
 ) -> Post:
     """The author (or the GM) changes a post they may read: `edit_post`'s checks."""
     require_forum(campaign)
     viewer = viewer_for(session=session, campaign=campaign, user=editor)
     post = get_post(session=session, campaign=campaign, post_id=post_id, viewer=viewer)
     return edit_post(
-        session=session, campaign=campaign, post=post, editor=editor, body=body, now=now
+        session=session,
+        campaign=campaign,
+        post=post,
+        editor=editor,
+        body=body,
+        now=now,
+        mail=mail,
     )
 
 

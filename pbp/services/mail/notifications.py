@@ -334,6 +334,53 @@ def queue_note_notification(
     return queue_letter(session=session, settings=settings, letter=letter, now=now)
 
 
+def queue_reply_notification(
+    *, session: Session, settings: MailSettings, entry: Entry, reply: Note, now: datetime
+) -> OutboxMessage | None:
+    """Tell the player of the note `reply` answers that it was answered (issue #29 item 3),
+    under their "replies_to_mine" preference. Nobody is told of their own reply, of a reply
+    to a note pbp has not credited to a character, or of one on an entry its author hid
+    (they can no longer read it). Keyed by the reply: a note is new only once."""
+    if reply.parent_note_id is None or entry.hidden_at is not None:
+        return None
+    parent = session.get(Note, reply.parent_note_id)
+    if parent is None or parent.author_character_id in (None, reply.author_character_id):
+        return None
+    owner = _owner(session, parent.author_character_id)
+    if owner is None:
+        return None
+    character, user, membership = owner
+    if not wants(membership, "replies_to_mine"):
+        return None
+    campaign = session.get(Campaign, character.campaign_id)
+    assert campaign is not None  # the character's foreign key
+    on = session.get(Character, entry.character_id)
+    assert on is not None  # the entry's foreign key
+    replier = (
+        session.get(Character, reply.author_character_id) if reply.author_character_id else None
+    )
+    name = replier.name if replier is not None else reply.author_name or "someone"
+    page = links.note(campaign.slug, on.slug, entry.id, reply.id)
+    letter = Letter(
+        kind="reply",
+        template="reply",
+        dedupe_key=f"reply:{reply.id}",
+        to=user,
+        campaign=campaign,
+        membership=membership,
+        subject=f"{name} replied to {character.name}'s note",
+        context={
+            "character": character,
+            "entry": entry,
+            "replier": name,
+            "text": _excerpt(reply),
+            "parent_text": _excerpt(parent),
+            "note_page": links.absolute(settings.base_url, page),
+        },
+    )
+    return queue(session=session, settings=settings, letter=letter, now=now)
+
+
 # How a note's stored stance reads in the mail that tells its author (queue_credited_notes).
 READ_AS = {
     "support": "support",

@@ -19,10 +19,12 @@ PREFERENCES = {
     "digest": False,
     "notes_on_mine": True,
     "notes_as_mine": True,
+    "replies_to_mine": True,
     "challenges": True,
     # Off unless asked for: a mail to every other player at each challenge (issue #31 item 3).
     "judging": False,
     "forum": True,
+    "mentions": True,
 }
 PREFERENCE_LABELS = {
     "forum": "new posts in scenes you watch",
@@ -30,13 +32,15 @@ PREFERENCE_LABELS = {
     "digest": "the daily digest of new entries and notes",
     "notes_on_mine": "notes on your entries",
     "notes_as_mine": "notes read from other blogs as yours, with how pbp read them",
+    "replies_to_mine": "replies to your notes",
     "challenges": "challenges against your character",
     "judging": "challenges between other characters, which yours may support or oppose",
+    "mentions": "your character named with @ in an entry, note, post or event",
 }
 # Which preferences each kind of campaign has a use for (issue #27 item 10: a Noteworthy
 # member was offered mail about forum scenes it has none of).
-FORUM_PREFERENCES = ("forum",)
-NOTEWORTHY_PREFERENCES = tuple(k for k in PREFERENCES if k not in FORUM_PREFERENCES)
+FORUM_PREFERENCES = ("forum", "mentions")
+NOTEWORTHY_PREFERENCES = tuple(k for k in PREFERENCES if k != "forum")
 # Message kind -> the preference that governs it; kinds not listed are always sent
 # (invites and password resets answer something the person just did).
 PREFERENCE_OF = {
@@ -47,7 +51,9 @@ PREFERENCE_OF = {
     "digest": "digest",
     "note": "notes_on_mine",
     "credited": "notes_as_mine",
+    "reply": "replies_to_mine",
     "challenge": "challenges",
+    "mention": "mentions",
     # Keeping a game alive (pbp.services.mail.alive_mail): turn news, the forum's own
     # preference in a forum game.
     **{base: "events" for base in ("nudge", "overdue", "overdue_list", "away", "back")},

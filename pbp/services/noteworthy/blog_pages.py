@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 from pbp.models import Blog, Campaign, Challenge, Character, Entry, EntryRevision, Note, Turn, User
 from pbp.rules import noteworthy as nw
 from pbp.services import campaigns
-from pbp.services.noteworthy import hidden_entries, hosted_blog, play, turns
+from pbp.services.noteworthy import hidden_entries, hosted_blog, note_threads, play, turns
 from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.ids import row_id_or_none
@@ -40,6 +40,15 @@ class EntryPage:
     editable: bool = False
     # How each note counts, by note id, in the tally's words (issue #27 item 4).
     note_counts: dict[Any, NoteCount] = field(default_factory=dict)
+
+    @property
+    def threads(self) -> list[note_threads.ThreadedNote]:
+        """The notes as threads, each reply under the note it answers (issue #29 item 3)."""
+        return note_threads.threaded(self.notes)
+
+    def note_by_id(self, value: str | int | None) -> Note | None:
+        """The note of this entry a reply form answers (`?reply_to=`), if it is one."""
+        return next((n for n in self.notes if str(n.id) == str(value or "")), None)
 
 
 def entry_page(

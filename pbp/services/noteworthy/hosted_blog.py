@@ -22,14 +22,15 @@ from sqlmodel import Session, select
 
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, fallback_key
 from adapters.sanitize import clean_html
-from pbp import limits
+from pbp import limits, links
 from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
-from pbp.services import lookups, saved_drafts
+from pbp.services import lookups, mentions, saved_drafts
 from pbp.services.mail.settings import MailSettings
-from pbp.services.noteworthy import play, play_mail, webmentions
+from pbp.services.noteworthy import note_threads, play, play_mail, webmentions
+from pbp.services.noteworthy.ids import row_id
 from pbp.services.noteworthy.ingest import (
     EntryIndex,
     ingest_parsed,
@@ -123,7 +124,8 @@ def write_entry(
     _, target = _write_checks(session, actor, campaign, mood, target_id)
     # The picker's "Target:" line is part of the source: editing the entry keeps its target.
     source = play.with_target(body, mood, target)
-    html = rendered(session=session, text=source)
+    book = mentions.book_for(session=session, campaign=campaign)
+    done = mentions.render_with_mentions(session=session, text=source, book=book)
     # The render ended the transaction: the checks that guard the write run again.
     character, checked = _write_checks(session, actor, campaign, mood, target_id)
     if checked != target:
@@ -132,12 +134,13 @@ def write_entry(
         session=session,
         character=character,
         title=title,
-        html=html,
+        html=done.html,
         source=source,
         mood=mood,
         now=now,
         mail=mail,
     )
+    _mail_entry_mentions(session, mail, campaign, character, entry, done, now)
     # Posted: the saved draft of the form goes in the same transaction (issue #29 item 5).
     saved_drafts.discard(session=session, user=actor, campaign=campaign, form="entry")
     return entry
@@ -226,19 +229,23 @@ def edit_entry(
     check_length(body, limits.ENTRY_BODY, "an entry")
     check_length(title, limits.ENTRY_TITLE, "an entry's title")
     _edit_checks(session, actor, campaign, entry_id, mood)
-    html = rendered(session=session, text=body)
+    book = mentions.book_for(session=session, campaign=campaign)
+    done = mentions.render_with_mentions(session=session, text=body, book=book)
     character, entry = _edit_checks(session, actor, campaign, entry_id, mood)
-    return _store_edit_html(
+    outcome = _store_edit_html(
         session=session,
         entry=entry,
         editor=character,
         title=title,
-        html=html,
+        html=done.html,
         source=body,
         mood=mood,
         now=now,
         mail=mail,
     )
+    # Keyed by the entry: a player named before the edit is not mailed again.
+    _mail_entry_mentions(session, mail, campaign, character, entry, done, now)
+    return outcome
 
 
 def withdraw_entry(
@@ -283,9 +290,12 @@ def _note_checks(
     entry_id: int,
     stance: str,
     now: datetime,
+    reply_to: int | None = None,
 ) -> tuple[Character, Entry]:
     character = play.player_character(session=session, campaign=campaign, user=actor)
     entry = lookups.get_entry(session=session, campaign=campaign, entry_id=entry_id).entry
+    if reply_to is not None:
+        note_threads.parent_note(session=session, entry=entry, note_id=reply_to)
     turn = play.open_turn(session=session, campaign=campaign)
     refusal = play.note_refusal(entry=entry, turn=turn)
     if refusal:
@@ -313,6 +323,7 @@ def post_note(
     body: str,
     stance: str = "none",
     fate: str | None = None,
+    reply_to: int | None = None,
     now: datetime,
     mail: MailSettings | None,
 ) -> Note:
@@ -321,16 +332,29 @@ def post_note(
     Noteworthy: notes are permitted only on the current turn's entries; the challenger,
     the target and outsiders cannot support or oppose, except in the final, where the
     outsiders vote with a note on the entry of a finalist and the finalists cannot
-    (play.note_refusal, play.stance_refusal). The entry's player is mailed."""
+    (play.note_refusal, play.stance_refusal). The entry's player is mailed.
+
+    `reply_to`: the note of the same entry it answers (issue #29 item 3). A reply is a
+    note like any other for the rules, and takes a position only by its own marker (the
+    stance chosen here writes one); its parent's author is mailed too."""
     if stance not in STANCE_MARKERS:
         raise UserError("a position is Support, Oppose or No position")
     text = _note_text(body, stance, fate)
-    _note_checks(session, actor, campaign, entry_id, stance, now)
-    html = rendered(session=session, text=text)
-    character, entry = _note_checks(session, actor, campaign, entry_id, stance, now)
+    _note_checks(session, actor, campaign, entry_id, stance, now, reply_to)
+    book = mentions.book_for(session=session, campaign=campaign)
+    done = mentions.render_with_mentions(session=session, text=text, book=book)
+    character, entry = _note_checks(session, actor, campaign, entry_id, stance, now, reply_to)
     note = _store_note_html(
-        session=session, entry=entry, author=character, html=html, fate=fate, now=now, mail=mail
+        session=session,
+        entry=entry,
+        author=character,
+        html=done.html,
+        fate=fate,
+        now=now,
+        mail=mail,
+        parent_note_id=reply_to,
     )
+    _mail_note_mentions(session, mail, campaign, character, entry, note, done, now)
     saved_drafts.discard(
         session=session, user=actor, campaign=campaign, form="note", target_id=entry_id
     )
@@ -444,15 +468,24 @@ def store_note(
     stance: str | None = None,
     fate: str | None = None,
     mail: MailSettings | None = None,
+    reply_to: Note | None = None,
 ) -> Note:
     """Store a note in the writer's character's persona, with no play checks (a note as a
     feed brings it, whenever it arrives). A stance picked on the form is written as an
     explicit marker, so it reads the same way as a marker typed in a comment. With `mail`,
-    the entry's player is told (not when it is their own note)."""
+    the entry's player is told (not when it is their own note). `reply_to`: the note of
+    `entry` it answers."""
     text = _note_text(body_markdown, stance, fate)
     html = rendered(session=session, text=text)
     return _store_note_html(
-        session=session, entry=entry, author=author, html=html, fate=fate, now=now, mail=mail
+        session=session,
+        entry=entry,
+        author=author,
+        html=html,
+        fate=fate,
+        now=now,
+        mail=mail,
+        parent_note_id=None if reply_to is None else reply_to.id,
     )
 
 
@@ -480,6 +513,7 @@ def _store_note_html(
     fate: str | None,
     now: datetime,
     mail: MailSettings | None,
+    parent_note_id: int | None = None,
 ) -> Note:
     source_id = f"urn:pbp:note:{uuid.uuid4()}"
     item = FeedNote(
@@ -496,7 +530,14 @@ def _store_note_html(
         fallback_key=source_id,
     )
     # A logged-in writer is known: no alias lookup.
-    upsert_note(session=session, entry=entry, item=item, author_id=author.id, now=now)
+    upsert_note(
+        session=session,
+        entry=entry,
+        item=item,
+        author_id=author.id,
+        now=now,
+        parent_note_id=parent_note_id,
+    )
     note = session.exec(
         select(Note).where(Note.entry_id == entry.id, Note.source_id == "guid:" + source_id)
     ).one()
@@ -507,3 +548,74 @@ def _store_note_html(
     if mail is not None:
         play_mail.notes_arrived(session=session, mail=mail, notes=[note], now=now)
     return note
+
+
+# -- mentions (issue #29 item 4) -----------------------------------------------------------
+
+
+def _mail_entry_mentions(
+    session: Session,
+    mail: MailSettings | None,
+    campaign: Campaign,
+    author: Character,
+    entry: Entry,
+    done: mentions.Rendered,
+    now: datetime,
+) -> None:
+    """The players of the characters an entry names with "@" are mailed, once per entry.
+    Every member reads an entry as it is posted (a hidden one takes no edits)."""
+    if mail is None or not done.mentioned or entry.hidden_at is not None:
+        return
+    item = mentions.Item(
+        key=f"entry:{entry.id}",
+        what="an entry",
+        title=entry.title,
+        path=links.entry(campaign.slug, author.slug, row_id(entry.id)),
+        html=done.html,
+        by=author.name,
+    )
+    mentions.queue_mentions(
+        session=session,
+        settings=mail,
+        campaign=campaign,
+        item=item,
+        mentioned=done.mentioned,
+        author_user_id=author.user_id,
+        may_read=mentions.everyone,
+        now=now,
+    )
+
+
+def _mail_note_mentions(
+    session: Session,
+    mail: MailSettings | None,
+    campaign: Campaign,
+    author: Character,
+    entry: Entry,
+    note: Note,
+    done: mentions.Rendered,
+    now: datetime,
+) -> None:
+    """As `_mail_entry_mentions`, for a note (notes are taken only on shown entries)."""
+    if mail is None or not done.mentioned:
+        return
+    on = session.get(Character, entry.character_id)
+    assert on is not None  # the entry's foreign key
+    item = mentions.Item(
+        key=f"note:{note.id}",
+        what="a note",
+        title=entry.title,
+        path=links.note(campaign.slug, on.slug, row_id(entry.id), row_id(note.id)),
+        html=done.html,
+        by=author.name,
+    )
+    mentions.queue_mentions(
+        session=session,
+        settings=mail,
+        campaign=campaign,
+        item=item,
+        mentioned=done.mentioned,
+        author_user_id=author.user_id,
+        may_read=mentions.everyone,
+        now=now,
+    )

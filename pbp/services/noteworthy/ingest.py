@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from adapters.base import FeedEntry, FeedNote, ParsedFeed, normalize_identifier
 from adapters.sanitize import clean_html, clean_text
 from pbp import content_version
-from pbp.markup import plain_text
+from pbp.markup import plain_text, without_quotes
 from pbp.models import Blog, Entry, EntryRevision, Note, Turn
 from pbp.rules.noteworthy import normalize_mood, read_stance
 from pbp.services.noteworthy import commenters
@@ -277,10 +277,28 @@ def note_dating(published: datetime | None, now: datetime) -> tuple[datetime, li
     return published, []
 
 
+def note_stance(body_html: str, *, reply: bool) -> str:
+    """The stance a note carries, read when it arrives. A reply to another note takes a
+    position only by a marker of its own (docs/rules-notes.md, issue #29 item 3): the note
+    it quotes is left out, and it inherits nothing from the note it answers. Noteworthy
+    counts each PC's notes that "note clear support or opposition to the challenge"; a
+    quoted "Support." is the quoted writer's position, not the replier's."""
+    text = plain_text(without_quotes(body_html) if reply else body_html)
+    return read_stance(text).stance.value
+
+
 def upsert_note(
-    *, session: Session, entry: Entry | Known, item: FeedNote, author_id: int | None, now: datetime
+    *,
+    session: Session,
+    entry: Entry | Known,
+    item: FeedNote,
+    author_id: int | None,
+    now: datetime,
+    parent_note_id: int | None = None,
 ) -> str:
-    """Insert or update one note; the stance is read when the note arrives (or changes)."""
+    """Insert or update one note; the stance is read when the note arrives (or changes).
+    `parent_note_id`: the note it answers, on the same entry; a stored note whose parent
+    was not known when it arrived (the parent came later) is linked to it now."""
     identity = item.identity_key[:1000]
     body = clean_html(item.body_html)
     author_name = clean_text(item.author_name)[:200]
@@ -288,10 +306,13 @@ def upsert_note(
         select(Note).where(Note.entry_id == entry.id, Note.source_id == identity)
     ).first()
     if existing is not None:
-        if existing.body_html == body:
+        linked = existing.parent_note_id is None and parent_note_id is not None
+        if existing.body_html == body and not linked:
             return "same"
+        if linked:
+            existing.parent_note_id = parent_note_id
         existing.body_html = body
-        existing.stance = read_stance(plain_text(body)).stance.value
+        existing.stance = note_stance(body, reply=existing.parent_note_id is not None)
         session.add(existing)
         return "changed"
     published, flags = note_dating(item.published, now)
@@ -305,8 +326,9 @@ def upsert_note(
             body_html=body,
             published_at=published,
             first_seen_at=now,
-            stance=read_stance(plain_text(body)).stance.value,
+            stance=note_stance(body, reply=parent_note_id is not None),
             flags=flags,
+            parent_note_id=parent_note_id,
         )
     )
     return "new"
@@ -360,27 +382,125 @@ def ingest_parsed(
                 report.stored_entries.append(index.row(known))
     if parsed.notes:
         authors = AuthorMap(session, campaign_id)
-        for note in parsed.notes:
-            parent = index.parent_of(note)
-            if parent is None:
-                report.unmatched_notes += 1
-                continue
-            outcome = upsert_note(
-                session=session,
-                entry=parent,
-                item=note,
-                author_id=authors.character_for(
-                    clean_text(note.author_name), note.author_uri, None
-                ),
-                now=now,
+        pending = _answered_first(parsed.notes)
+        patient = True
+        while pending:
+            # A reply waits for the comment it answers when the document brings that comment
+            # too: another pass, while passes store something; then one that waits no more.
+            waiting = _store_notes(
+                session, blog, index, pending, authors, now, report, arrived, patient
             )
-            report.new_notes += outcome == "new"
-            report.changed_notes += outcome == "changed"
-            if outcome == "new":
-                arrived.append((parent.id, note.identity_key[:1000]))
+            if len(waiting) == len(pending):
+                if not patient:
+                    report.unmatched_notes += len(waiting)
+                    break
+                patient = False
+            pending = waiting
     session.flush()
     report.arrived_notes = _notes_by_identity(session, arrived)
     return report
+
+
+def _store_notes(
+    session: Session,
+    blog: Blog,
+    index: EntryIndex,
+    notes: list[FeedNote],
+    authors: AuthorMap,
+    now: datetime,
+    report: IngestReport,
+    arrived: list[tuple[int, str]],
+    patient: bool,
+) -> list[FeedNote]:
+    """Store the notes whose entry is known; return the others, and (`patient`) the replies
+    to a comment among `notes`, which this pass stores first."""
+    waiting = []
+    answered = _answered_notes(session, blog, index, notes)
+    coming = {note.identity_key[:1000] for note in notes} if patient else set()
+    for note in notes:
+        key = _answer_key(index, note)
+        answers = ("guid:" + key)[:1000] if key else None
+        if answers in coming and answers not in answered and answers != note.identity_key:
+            waiting.append(note)
+            continue
+        parent, parent_note_id = _placed(index, answered, note)
+        if parent is None:
+            waiting.append(note)
+            continue
+        outcome = upsert_note(
+            session=session,
+            entry=parent,
+            item=note,
+            author_id=authors.character_for(clean_text(note.author_name), note.author_uri, None),
+            now=now,
+            parent_note_id=parent_note_id,
+        )
+        report.new_notes += outcome == "new"
+        report.changed_notes += outcome == "changed"
+        if outcome == "new":
+            arrived.append((parent.id, note.identity_key[:1000]))
+    return waiting
+
+
+def _reply_key(note: FeedNote) -> str | None:
+    return note.normalized_reply_to
+
+
+def _answered_first(notes: tuple[FeedNote, ...] | list[FeedNote]) -> list[FeedNote]:
+    """Comments on the entry first, then the replies oldest first (a feed lists the newest
+    first): a reply's parent is then stored before it whenever both are in the document."""
+    plain = [n for n in notes if _reply_key(n) is None]
+    replies = [n for n in notes if _reply_key(n) is not None]
+    return plain + list(reversed(replies))
+
+
+class _Placed(NamedTuple):
+    entry: Known | None
+    parent_note_id: int | None
+
+
+def _answer_key(index: EntryIndex, note: FeedNote) -> str | None:
+    """The id of the comment `note` answers: the adapter's reply id (Blogger's related link,
+    WordPress's Atom), else an RFC 4685 ``thr:in-reply-to`` that names no entry of this blog
+    but may name a comment (as pbp's own comment feed does)."""
+    key = _reply_key(note)
+    if key is None and index.parent_of(note) is None:
+        key = note.normalized_parent_id
+    return key
+
+
+def _answered_notes(
+    session: Session, blog: Blog, index: EntryIndex, notes: list[FeedNote]
+) -> dict[str, tuple[int, int]]:
+    """This blog's stored notes that `notes` answer, by identity: (note id, entry id). One
+    query for a whole document, none when no comment in it answers another."""
+    keys = {("guid:" + k)[:1000] for n in notes if (k := _answer_key(index, n))}
+    if not keys:
+        return {}
+    rows = session.exec(
+        select(Note.source_id, Note.id, Note.entry_id)
+        .join(Entry, col(Entry.id) == Note.entry_id)
+        .where(Entry.blog_id == blog.id, col(Note.source_id).in_(keys))
+    )
+    return {source_id: (note_id, entry_id) for source_id, note_id, entry_id in rows}
+
+
+def _placed(index: EntryIndex, answered: dict[str, tuple[int, int]], note: FeedNote) -> _Placed:
+    """The entry a comment is on and the comment it answers (issue #29 item 3: threads
+    read from external comment feeds), found among this blog's stored notes by the id the
+    feed gives it (`_answer_key`). A reply whose parent pbp has not read yet stands on the
+    entry; a later read links it (upsert_note)."""
+    entry = index.parent_of(note)
+    key = _answer_key(index, note)
+    found = answered.get(("guid:" + key)[:1000]) if key else None
+    if found is None:
+        return _Placed(entry, None)
+    note_id, entry_id = found
+    if entry is not None and entry.id != entry_id:
+        return _Placed(entry, None)  # a reply stays on its own entry's thread
+    if entry is None:
+        entry = next((k for k in index.by_source.values() if k.id == entry_id), None)
+    return _Placed(entry, note_id if entry is not None else None)
 
 
 def _notes_by_identity(session: Session, keys: list[tuple[int, str]]) -> list[Note]:

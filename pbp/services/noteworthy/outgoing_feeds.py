@@ -27,7 +27,9 @@ class FeedItem:
     author: str
     mood: str | None = None
     link_path: str = ""
-    in_reply_to: int | None = None  # an entry id, for notes (RFC 4685)
+    in_reply_to: int | None = None  # an entry id, or a note's for a reply (RFC 4685)
+    in_reply_to_kind: str = "entry"  # "note" for a reply to a note (issue #29 item 3)
+    in_reply_to_path: str = ""  # the page of what it answers
 
     @property
     def content_html(self) -> str:
@@ -84,10 +86,23 @@ def blog_notes(*, session: Session, campaign: Campaign, character: Character) ->
                 updated=published,
                 author=author.name if author else note.author_name,
                 link_path=links.note(campaign.slug, character.slug, note.entry_id, note.id),
-                in_reply_to=note.entry_id,
+                **_answers(campaign, character, note),
             )
         )
     return items
+
+
+def _answers(campaign: Campaign, character: Character, note: Note) -> dict:
+    """RFC 4685's thr:in-reply-to of a note: the note it answers, else its entry."""
+    if note.parent_note_id is not None:
+        path = links.note(campaign.slug, character.slug, note.entry_id, note.parent_note_id)
+        return {
+            "in_reply_to": note.parent_note_id,
+            "in_reply_to_kind": "note",
+            "in_reply_to_path": path,
+        }
+    path = links.entry(campaign.slug, character.slug, note.entry_id)
+    return {"in_reply_to": note.entry_id, "in_reply_to_path": path}
 
 
 def event_items(*, session: Session, campaign: Campaign) -> list[FeedItem]:

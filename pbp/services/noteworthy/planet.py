@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
+from pbp.services import mentions
 from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.note_counts import NoteCount
@@ -171,13 +172,20 @@ def turn_header(*, session: Session, campaign: Campaign, reader: Character | Non
     if reader is not None:
         wanted.append(col(Event.character_id) == reader.id)
     general, tailored = None, []
-    for event in session.exec(
+    events = session.exec(
         select(Event).where(Event.turn_id == turn.id, sa.or_(*wanted)).order_by(col(Event.id))
-    ):
+    ).all()
+    # Issue #29 item 4: "@Name" in an event links to the character.
+    book = mentions.book_if_needed(
+        session=session, campaign=campaign, texts=[e.text for e in events]
+    )
+    for event in events:
         if event.character_id is None:
-            general = event.text
+            general = mentions.plain_text_markup(event.text, book)
         elif reader is not None:
-            tailored.append(TailoredText(reader, event.mode, event.text))
+            tailored.append(
+                TailoredText(reader, event.mode, mentions.plain_text_markup(event.text, book))
+            )
     return TurnHeader(turn, general, tailored)
 
 

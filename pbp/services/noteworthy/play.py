@@ -16,10 +16,9 @@ from pbp.errors import Forbidden, UserError
 from pbp.limits import check_length
 from pbp.models import Campaign, Character, Entry, EntryRevision, Turn, User
 from pbp.rules import noteworthy as nw
-from pbp.services import campaigns
+from pbp.services import campaigns, mentions
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.ids import row_id, row_id_or_none
-from pbp.services.rendering import rendered
 
 
 @dataclass(frozen=True)
@@ -356,7 +355,8 @@ def preview_entry(
     )
     # The picker's choice becomes a "Target:" line when posted: the preview shows it too.
     shown = with_target(body_markdown, mood, target) if picked else body_markdown
-    html = rendered(session=session, text=shown)
+    book = mentions.book_for(session=session, campaign=campaign)
+    html = mentions.render_with_mentions(session=session, text=shown, book=book).html
     return EntryPreview(html, mood, nw.is_challenging(mood), target, reading)
 
 

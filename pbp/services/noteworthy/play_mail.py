@@ -39,11 +39,37 @@ def notes_arrived(
     )
     queued = []
     for entry in entries:
+        told, answered_owner = _replies_arrived(session, mail, entry, by_entry[entry.id], now)
+        queued += told
+        # The entry's player, told of a reply to their own note, is not told of it twice.
+        rest = [n for n in by_entry[entry.id] if n.id not in answered_owner]
         row = notifications.queue_note_notification(
-            session=session, settings=mail, entry=entry, notes=by_entry[entry.id], now=now
+            session=session, settings=mail, entry=entry, notes=rest, now=now
         )
         queued += [row] if row is not None else []
     return queued
+
+
+def _replies_arrived(
+    session: Session, mail: MailSettings, entry: Entry, notes: list[Note], now: datetime
+) -> tuple[list[OutboxMessage], set[int]]:
+    """Issue #29 item 3: the author of each note answered is mailed, one mail per reply.
+    Returns the mails queued, and the replies whose mail went to the entry's own player."""
+    queued: list[OutboxMessage] = []
+    to_owner: set[int] = set()
+    for note in notes:
+        if note.parent_note_id is None:
+            continue
+        row = notifications.queue_reply_notification(
+            session=session, settings=mail, entry=entry, reply=note, now=now
+        )
+        if row is None:
+            continue
+        queued.append(row)
+        parent = session.get(Note, note.parent_note_id)
+        if parent is not None and parent.author_character_id == entry.character_id:
+            to_owner.add(row_id(note.id))
+    return queued, to_owner
 
 
 def notes_credited(

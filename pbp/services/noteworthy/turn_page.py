@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Event, Turn
-from pbp.services import campaigns, lookups
+from pbp.services import campaigns, lookups, mentions
 from pbp.services.noteworthy import planet, tally
 from pbp.services.noteworthy.planet import TailoredText
 from pbp.services.noteworthy.tally_record import without_ruling_notes
@@ -99,13 +99,22 @@ def turn_page(
         raise NotFound(f"{campaign.name} has no turn {number} yet")
     by_id = {c.id: c for c in campaigns.characters(session=session, campaign=campaign)}
     general, tailored = None, []
-    for event in session.exec(
-        select(Event).where(Event.turn_id == turn.id).order_by(col(Event.id))
-    ):
+    events = session.exec(select(Event).where(Event.turn_id == turn.id).order_by(col(Event.id)))
+    shown = [
+        e
+        for e in events
+        if e.character_id is None or is_referee or e.character_id in reader_character_ids
+    ]
+    # Issue #29 item 4: "@Name" in an event links to the character.
+    book = mentions.book_if_needed(
+        session=session, campaign=campaign, texts=[e.text for e in shown]
+    )
+    for event in shown:
         if event.character_id is None:
-            general = event.text
-        elif is_referee or event.character_id in reader_character_ids:
-            tailored.append(TailoredText(by_id[event.character_id], event.mode, event.text))
+            general = mentions.plain_text_markup(event.text, book)
+        else:
+            text = mentions.plain_text_markup(event.text, book)
+            tailored.append(TailoredText(by_id[event.character_id], event.mode, text))
     view = planet.planet(session=session, campaign=campaign, turn_number=number, limit=MAX_ENTRIES)
     if turn.status == "resolved":
         challenges, eliminated, explanation = _stored(turn.result or {}, by_id)

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from html import escape as html_escape
 from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from pbp import limits
+from pbp import limits, links
 from pbp.errors import Conflict, UserError
 from pbp.limits import check_length
 from pbp.models import (
@@ -24,13 +25,14 @@ from pbp.models import (
     Character,
     Entry,
     Event,
+    Membership,
     Ruling,
     Turn,
     User,
 )
 from pbp.rules import noteworthy as nw
 from pbp.services import audit_actions as lines
-from pbp.services import audit_log
+from pbp.services import audit_log, mentions
 from pbp.services.mail import chat
 from pbp.services.mail.notifications import queue_event_notifications, queue_turn_results
 from pbp.services.noteworthy import play_mail
@@ -180,7 +182,52 @@ def post_event(
     if mail is not None:
         queue_event_notifications(session=session, turn=turn, now=now, settings=mail)
         chat.turn_opened(session=session, settings=mail, turn=turn, general=text, now=now)
+        _mail_event_mentions(session, campaign, turn, mail, now)
     return turn
+
+
+def _mail_event_mentions(
+    session: Session, campaign: Campaign, turn: Turn, mail, now: datetime
+) -> None:
+    """Issue #29 item 4: the players of the characters an event names with "@" are
+    mailed, once per event. The general text is everyone's; a tailored text is read only by
+    its character's player (and the referee), so it mentions no one else."""
+    events = session.exec(select(Event).where(Event.turn_id == turn.id)).all()
+    book = mentions.book_if_needed(
+        session=session, campaign=campaign, texts=[e.text for e in events]
+    )
+    if book is None:
+        return
+    owners = {
+        c.id: c.user_id
+        for c in session.exec(select(Character).where(Character.campaign_id == campaign.id))
+    }
+    for event in events:
+        found = mentions.link(html_escape(event.text, quote=False), book)
+        if not found.mentioned:
+            continue
+        reader = owners.get(event.character_id) if event.character_id is not None else None
+
+        def may_read(user: User, membership: Membership, event=event, reader=reader) -> bool:
+            return event.character_id is None or user.id == reader or membership.role == "referee"
+
+        mentions.queue_mentions(
+            session=session,
+            settings=mail,
+            campaign=campaign,
+            item=mentions.Item(
+                key=f"event:{event.id}",
+                what="the event" if event.character_id is None else "your part of the event",
+                title=f"Turn {turn.number}",
+                path=links.turn(campaign.slug, turn.number),
+                html=found.html,
+                by="The referee",
+            ),
+            mentioned=found.mentioned,
+            author_user_id=None,
+            may_read=may_read,
+            now=now,
+        )
 
 
 def close_turn(

@@ -9,6 +9,8 @@ MODULES = [
     "tests.rules.noteworthy.test_outcomes",
     "tests.rules.noteworthy.test_campaign",
     "tests.rules.noteworthy.test_properties",
+    # The threaded notes' reading (issue #29 item 3), checked through the service and tally.
+    "tests.services.noteworthy.test_reply_stance",
 ]
 
 

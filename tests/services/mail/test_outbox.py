@@ -270,9 +270,11 @@ def test_preference_defaults():
         "digest": False,
         "notes_on_mine": True,
         "notes_as_mine": True,
+        "replies_to_mine": True,
         "challenges": True,
         "judging": False,
         "forum": True,
+        "mentions": True,
     }
 
 
