@@ -72,6 +72,10 @@ from pbp.models.noteworthy import (
     Ruling,
     Turn,
 )
+from pbp.models.unread import (
+    MARKER_KINDS,
+    ReadMarker,
+)
 from pbp.models.websub import (
     WEBSUB_STATES,
     WebSubSubscription,
@@ -103,6 +107,7 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Note",
+    "MARKER_KINDS",
     "OUTBOX_STATUSES",
     "OutboxMessage",
     "POST_AUDIENCES",
@@ -111,6 +116,7 @@ __all__ = [
     "PostRecipient",
     "PostRevision",
     "ROLES",
+    "ReadMarker",
     "ROLL_ID_LENGTH",
     "ROLL_VISIBILITIES",
     "Roll",
