@@ -32,6 +32,7 @@ def init_app(app: Flask) -> None:
         times,
         tokens,
         turns,
+        unread,
         websub,
     )
 
@@ -58,6 +59,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
+    unread.init_app(app)  # "Mark all read" and the new_mark() template global
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

@@ -1,0 +1,427 @@
+"""What is new to a member since they last read it (issue #29 item 2): "N new" in the
+campaign bar, the campaign lists and the board; the new items marked on the planet, an
+entry's page and a scene; "Mark all read".
+
+The marks are high-water marks (pbp.models.unread.ReadMarker): an item is new to a member
+when its id is above the mark of its place and above the campaign's floor, it is someone
+else's, and the member may read it. So:
+- a planet's entry is new above the member's "planet" mark; its notes above the entry's
+  "entry" mark and the campaign's "notes" floor. Hidden entries (and their notes) are not
+  on the planet (pbp.services.noteworthy.hidden_entries), so never new;
+- a scene's post is new above the scene's "scene" mark and the campaign's "scenes" floor,
+  when it is not deleted and the member may read it: the GM every post, a player a post
+  for everyone or a whisper naming them (`visibility.can_see_post`, written here as SQL
+  for the counts: a whisper to others or a GM-only post is never counted, nor marked).
+
+Reading a page moves its mark to the newest item it showed (`seen_on_*`); "Mark all
+read" raises every mark of the campaign to its newest items (`mark_all_read`). Marks only
+go up, so two devices reading in either order agree.
+
+Counts stop at `CAP` ("99+ new"): each is read with a LIMIT, so a member who never read a
+long campaign costs what one who reads every day does. The counts of many campaigns are
+one query (`unread_counts`), whatever their number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from pbp.errors import Forbidden
+from pbp.models import Campaign, Character, Entry, Membership, Note, ReadMarker, User
+from pbp.models.forum import Post, PostRecipient, Thread
+from pbp.services.forum import threads
+from pbp.services.forum.rolls import Viewer
+from pbp.services.forum.visibility import FORUM_RULESETS, PostView
+from pbp.services.noteworthy import hidden_entries
+
+#: Counts stop here; the pages say "99+ new".
+CAP = 99
+#: The most new items a page looks for among those it shows (a page shows 50 entries).
+PAGE_LOOKUP = 1000
+
+_marker = ReadMarker.__table__  # type: ignore[attr-defined]
+
+
+def shown(count: int) -> str:
+    """ "3 new", "99+ new"; "" for none."""
+    if count <= 0:
+        return ""
+    return f"{CAP}+ new" if count > CAP else f"{count} new"
+
+
+# -- the marks ----------------------------------------------------------------------------
+
+
+def _advance(session: Session, rows: list[dict], now: datetime) -> None:
+    """Raise marks to `seen_id` in one statement (an upsert on SQLite and PostgreSQL);
+    a mark already higher stays (marks only go up)."""
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    insert: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(_marker).values([{**row, "updated_at": now} for row in rows])
+    excluded = statement.excluded
+    statement = statement.on_conflict_do_update(
+        index_elements=["user_id", "kind", "target_id"],
+        set_={
+            "seen_id": sa.case(
+                (excluded.seen_id > _marker.c.seen_id, excluded.seen_id),
+                else_=_marker.c.seen_id,
+            ),
+            "updated_at": excluded.updated_at,
+        },
+    )
+    session.execute(statement)
+
+
+def _mark(user_id: int, campaign_id: int, kind: str, target_id: int, seen_id: int) -> dict:
+    return {
+        "user_id": user_id,
+        "campaign_id": campaign_id,
+        "kind": kind,
+        "target_id": target_id,
+        "seen_id": seen_id,
+    }
+
+
+def _marks(session: Session, user_id: int, wanted: Iterable[tuple[str, int]]) -> dict:
+    """The member's marks for (kind, target) pairs, 0 for a place never read: one query."""
+    wanted = list(wanted)
+    found = dict.fromkeys(wanted, 0)
+    rows = session.exec(
+        select(ReadMarker.kind, ReadMarker.target_id, ReadMarker.seen_id).where(
+            ReadMarker.user_id == user_id,
+            sa.or_(
+                *(
+                    sa.and_(ReadMarker.kind == kind, ReadMarker.target_id == target)
+                    for kind, target in wanted
+                )
+            ),
+        )
+    ).all()
+    for kind, target, seen in rows:
+        found[(kind, target)] = seen
+    return found
+
+
+def _floor(user_id: int, kind: str, campaign_id: Any) -> Any:
+    """A campaign's mark as a scalar subquery (0 when there is none)."""
+    return (
+        select(sa.func.coalesce(sa.func.max(ReadMarker.seen_id), 0))
+        .where(
+            ReadMarker.user_id == user_id,
+            ReadMarker.kind == kind,
+            ReadMarker.target_id == campaign_id,
+        )
+        .scalar_subquery()
+    )
+
+
+# -- what is new, as queries ----------------------------------------------------------------
+
+
+def _new_entries(user_id: int, campaign_id: int) -> Any:
+    """The campaign's entries new to the member (ids): on the planet, not their own."""
+    return (
+        select(col(Entry.id).label("id"))
+        .join(Character, col(Character.id) == Entry.character_id)
+        .where(
+            Character.campaign_id == campaign_id,
+            col(Entry.hidden_at).is_(None),
+            sa.or_(col(Character.user_id).is_(None), Character.user_id != user_id),
+            col(Entry.id) > _floor(user_id, "planet", campaign_id),
+        )
+    )
+
+
+def _new_notes(user_id: int, campaign_id: int) -> Any:
+    """The campaign's notes new to the member (ids, with their entry's)."""
+    entry_mark = sa.orm.aliased(ReadMarker)
+    author = sa.orm.aliased(Character)
+    return (
+        select(col(Note.id).label("id"), col(Note.entry_id).label("entry_id"))
+        .join(Entry, col(Entry.id) == Note.entry_id)
+        .join(Character, col(Character.id) == Entry.character_id)
+        .outerjoin(author, author.id == Note.author_character_id)
+        .outerjoin(
+            entry_mark,
+            sa.and_(
+                entry_mark.user_id == user_id,
+                entry_mark.kind == "entry",
+                entry_mark.target_id == Note.entry_id,
+            ),
+        )
+        .where(
+            Character.campaign_id == campaign_id,
+            col(Entry.hidden_at).is_(None),
+            sa.or_(author.user_id.is_(None), author.user_id != user_id),
+            col(Note.id) > _floor(user_id, "notes", campaign_id),
+            col(Note.id) > sa.func.coalesce(entry_mark.seen_id, 0),
+        )
+    )
+
+
+def _new_posts(user_id: int, campaign_id: int, gm: bool) -> Any:
+    """The campaign's posts new to the member (ids, with their thread's): the SQL twin of
+    `visibility.can_see_post` for posts by others (tests/services/test_unread.py holds
+    them to each other)."""
+    scene_mark = sa.orm.aliased(ReadMarker)
+    query = (
+        select(col(Post.id).label("id"), col(Post.thread_id).label("thread_id"))
+        .join(Thread, col(Thread.id) == Post.thread_id)
+        .outerjoin(
+            scene_mark,
+            sa.and_(
+                scene_mark.user_id == user_id,
+                scene_mark.kind == "scene",
+                scene_mark.target_id == Post.thread_id,
+            ),
+        )
+        .where(
+            Thread.campaign_id == campaign_id,
+            col(Post.deleted_at).is_(None),
+            sa.or_(col(Post.author_id).is_(None), Post.author_id != user_id),
+            col(Post.id) > _floor(user_id, "scenes", campaign_id),
+            col(Post.id) > sa.func.coalesce(scene_mark.seen_id, 0),
+        )
+    )
+    if not gm:
+        to_me = select(PostRecipient.id).where(
+            PostRecipient.post_id == Post.id, PostRecipient.user_id == user_id
+        )
+        query = query.where(
+            sa.or_(
+                Post.audience == "all",
+                sa.and_(Post.audience == "whisper", sa.exists(to_me)),
+            )
+        )
+    return query
+
+
+def _new_items(user_id: int, campaign: Campaign, role: str) -> list[Any]:
+    if campaign.ruleset in FORUM_RULESETS:
+        return [_new_posts(user_id, campaign.id, role == "referee")]
+    return [_new_entries(user_id, campaign.id), _new_notes(user_id, campaign.id)]
+
+
+# -- counts -----------------------------------------------------------------------------------
+
+
+def unread_counts(
+    *, session: Session, user: User, campaigns: Iterable[tuple[Campaign, str]]
+) -> dict[int, int]:
+    """What is new to `user` in each of their campaigns (with their role in it), by
+    campaign id, each count stopping just above `CAP`: one query for all of them."""
+    parts = []
+    for campaign, role in campaigns:
+        for query in _new_items(user.id, campaign, role):
+            capped = query.limit(CAP + 1).subquery()
+            parts.append(
+                select(
+                    sa.literal(campaign.id).label("campaign_id"), sa.func.count().label("n")
+                ).select_from(capped)
+            )
+    counts: dict[int, int] = {}
+    if not parts:
+        return counts
+    for campaign_id, n in session.execute(sa.union_all(*parts)).all():
+        counts[campaign_id] = counts.get(campaign_id, 0) + n
+    return counts
+
+
+def member_counts(
+    *, session: Session, user: User | None, campaigns: Iterable[Campaign]
+) -> dict[int, int]:
+    """`unread_counts` for those of `campaigns` the user is a member of (two queries)."""
+    campaigns = list(campaigns)
+    if user is None or not campaigns:
+        return {}
+    roles = dict(
+        session.exec(
+            select(Membership.campaign_id, Membership.role).where(
+                Membership.user_id == user.id,
+                col(Membership.campaign_id).in_([c.id for c in campaigns]),
+            )
+        ).all()
+    )
+    mine = [(c, roles[c.id]) for c in campaigns if c.id in roles]
+    return unread_counts(session=session, user=user, campaigns=mine)
+
+
+def scene_counts(*, session: Session, user: User, campaign: Campaign, role: str) -> dict[int, int]:
+    """What is new to `user` in each scene of a forum campaign, by thread id (one query)."""
+    new = _new_posts(user.id, campaign.id, role == "referee").subquery()
+    rows = session.execute(select(new.c.thread_id, sa.func.count()).group_by(new.c.thread_id)).all()
+    return {thread_id: n for thread_id, n in rows}
+
+
+# -- reading a page ---------------------------------------------------------------------------
+
+
+@dataclass
+class Reading:
+    """What a page showed that was new to its reader: `new` the ids to mark as new on the
+    page, `first` the anchor of the first of them, `marks` the marks to raise."""
+
+    new: set[int] = field(default_factory=set)
+    first: str | None = None
+    marks: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlanetNews:
+    """The planet's items new to its reader, whichever page they are on (at most
+    `PAGE_LOOKUP` of each): the page keeps those it shows (`seen_on_planet`)."""
+
+    entries: tuple[int, ...]
+    notes: tuple[tuple[int, int], ...]  # (note id, entry id)
+
+
+def planet_news(*, session: Session, user: User, campaign: Campaign) -> PlanetNews:
+    """Two queries, whatever the campaign's size."""
+    entries = session.exec(
+        _new_entries(user.id, campaign.id).order_by(col(Entry.id).desc()).limit(PAGE_LOOKUP)
+    ).all()
+    notes = session.exec(
+        _new_notes(user.id, campaign.id).order_by(col(Note.id).desc()).limit(PAGE_LOOKUP)
+    ).all()
+    return PlanetNews(tuple(entries), tuple((n, e) for n, e in notes))
+
+
+def seen_on_planet(
+    *,
+    user: User,
+    campaign: Campaign,
+    news: PlanetNews,
+    shown_entries: set[int],
+    shown_notes: set[int],
+) -> Reading:
+    """What of `news` the planet showed: marked new there, and read from now on (the
+    planet's mark moves to the newest entry shown, each shown entry's to its newest note)."""
+    reading = Reading()
+    entries = [e for e in news.entries if e in shown_entries]
+    notes = [(n, e) for n, e in news.notes if n in shown_notes]
+    reading.new = set(entries) | {n for n, _ in notes}
+    if entries:
+        reading.first = f"entry-{min(entries)}"
+        reading.marks.append(_mark(user.id, campaign.id, "planet", campaign.id, max(entries)))
+    elif notes:
+        reading.first = f"note-{min(n for n, _ in notes)}"
+    newest: dict[int, int] = {}
+    for note_id, entry_id in notes:
+        newest[entry_id] = max(newest.get(entry_id, 0), note_id)
+    reading.marks += [_mark(user.id, campaign.id, "entry", e, n) for e, n in newest.items()]
+    return reading
+
+
+def seen_on_entry(
+    *, session: Session, user: User, campaign: Campaign, entry: Entry, notes: list[Any]
+) -> Reading:
+    """An entry's page: its notes new to the reader (not their characters' own), and its
+    mark raised to its newest note. One query."""
+    marks = _marks(session, user.id, [("entry", entry.id), ("notes", campaign.id)])
+    above = max(marks.values())
+    mine = set(
+        session.exec(
+            select(Character.id).where(
+                Character.campaign_id == campaign.id, Character.user_id == user.id
+            )
+        ).all()
+    )
+    new = sorted(n.id for n in notes if n.id > above and n.author_character_id not in mine)
+    reading = Reading(new=set(new), first=f"note-{new[0]}" if new else None)
+    if notes and max(n.id for n in notes) > marks[("entry", entry.id)]:
+        newest = max(n.id for n in notes)
+        reading.marks.append(_mark(user.id, campaign.id, "entry", entry.id, newest))
+    return reading
+
+
+def seen_in_scene(
+    *, session: Session, user: User, campaign: Campaign, thread: Thread, posts: list[PostView]
+) -> Reading:
+    """A scene's page: `posts` are those the reader may read (`visibility.visible_posts`),
+    so nothing else is marked or counted. One query."""
+    marks = _marks(session, user.id, [("scene", thread.id), ("scenes", campaign.id)])
+    above = max(marks.values())
+    new = [p.id for p in posts if p.id > above and p.author_id != user.id and not p.deleted]
+    reading = Reading(new=set(new), first=f"post-{new[0]}" if new else None)
+    if posts and max(p.id for p in posts) > marks[("scene", thread.id)]:
+        newest = max(p.id for p in posts)
+        reading.marks.append(_mark(user.id, campaign.id, "scene", thread.id, newest))
+    return reading
+
+
+def record(*, session: Session, reading: Reading, now: datetime) -> None:
+    """Raise the marks a page's reading found (the page's caller commits)."""
+    _advance(session, reading.marks, now)
+
+
+# -- the action -------------------------------------------------------------------------------
+
+
+def mark_read(
+    *,
+    session: Session,
+    campaign: Campaign,
+    user: User,
+    now: datetime,
+    scene_id: int | None = None,
+    entry_id: int | None = None,
+) -> int:
+    """Mark read everything in a campaign the member may read ("Mark all read"), or only
+    one scene or one entry's notes; what is still new in the campaign afterwards."""
+    member = session.exec(
+        select(Membership).where(
+            Membership.campaign_id == campaign.id, Membership.user_id == user.id
+        )
+    ).first()
+    if member is None:
+        raise Forbidden(f"only members of {campaign.name} keep read marks in it")
+    if scene_id is not None:
+        viewer = Viewer(user.id, member.role)
+        thread, posts = threads.get_thread(
+            session=session, campaign=campaign, thread_id=scene_id, viewer=viewer
+        )
+        newest = max(p.id for p in posts)  # of those the member may read
+        rows = [_mark(user.id, campaign.id, "scene", thread.id, newest)]
+    elif entry_id is not None:
+        row = hidden_entries.visible_entry(
+            session=session, campaign=campaign, entry_id=entry_id, user=user
+        )
+        newest = session.exec(
+            select(sa.func.max(Note.id)).where(Note.entry_id == row.entry.id)
+        ).one()
+        rows = [_mark(user.id, campaign.id, "entry", row.entry.id, newest or 0)]
+    elif campaign.ruleset in FORUM_RULESETS:
+        newest = session.exec(
+            select(sa.func.max(Post.id))
+            .join(Thread, col(Thread.id) == Post.thread_id)
+            .where(Thread.campaign_id == campaign.id)
+        ).one()
+        rows = [_mark(user.id, campaign.id, "scenes", campaign.id, newest or 0)]
+    else:
+        entries = session.exec(
+            select(sa.func.max(Entry.id))
+            .join(Character, col(Character.id) == Entry.character_id)
+            .where(Character.campaign_id == campaign.id)
+        ).one()
+        notes = session.exec(
+            select(sa.func.max(Note.id))
+            .join(Entry, col(Entry.id) == Note.entry_id)
+            .join(Character, col(Character.id) == Entry.character_id)
+            .where(Character.campaign_id == campaign.id)
+        ).one()
+        rows = [
+            _mark(user.id, campaign.id, "planet", campaign.id, entries or 0),
+            _mark(user.id, campaign.id, "notes", campaign.id, notes or 0),
+        ]
+    _advance(session, rows, now)
+    counts = unread_counts(session=session, user=user, campaigns=[(campaign, member.role)])
+    return counts.get(campaign.id, 0)
