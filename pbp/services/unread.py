@@ -100,7 +100,7 @@ def _marks(session: Session, user_id: int, wanted: Iterable[tuple[str, int]]) ->
             ReadMarker.user_id == user_id,
             sa.or_(
                 *(
-                    sa.and_(ReadMarker.kind == kind, ReadMarker.target_id == target)
+                    sa.and_(col(ReadMarker.kind) == kind, col(ReadMarker.target_id) == target)
                     for kind, target in wanted
                 )
             ),
@@ -135,7 +135,7 @@ def _new_entries(user_id: int, campaign_id: int) -> Any:
         .where(
             Character.campaign_id == campaign_id,
             col(Entry.hidden_at).is_(None),
-            sa.or_(col(Character.user_id).is_(None), Character.user_id != user_id),
+            sa.or_(col(Character.user_id).is_(None), col(Character.user_id) != user_id),
             col(Entry.id) > _floor(user_id, "planet", campaign_id),
         )
     )
@@ -149,19 +149,19 @@ def _new_notes(user_id: int, campaign_id: int) -> Any:
         select(col(Note.id).label("id"), col(Note.entry_id).label("entry_id"))
         .join(Entry, col(Entry.id) == Note.entry_id)
         .join(Character, col(Character.id) == Entry.character_id)
-        .outerjoin(author, author.id == Note.author_character_id)
+        .outerjoin(author, col(author.id) == Note.author_character_id)
         .outerjoin(
             entry_mark,
             sa.and_(
-                entry_mark.user_id == user_id,
-                entry_mark.kind == "entry",
-                entry_mark.target_id == Note.entry_id,
+                col(entry_mark.user_id) == user_id,
+                col(entry_mark.kind) == "entry",
+                col(entry_mark.target_id) == Note.entry_id,
             ),
         )
         .where(
             Character.campaign_id == campaign_id,
             col(Entry.hidden_at).is_(None),
-            sa.or_(author.user_id.is_(None), author.user_id != user_id),
+            sa.or_(col(author.user_id).is_(None), col(author.user_id) != user_id),
             col(Note.id) > _floor(user_id, "notes", campaign_id),
             col(Note.id) > sa.func.coalesce(entry_mark.seen_id, 0),
         )
@@ -173,21 +173,21 @@ def _new_posts(user_id: int, campaign_id: int, gm: bool) -> Any:
     `visibility.can_see_post` for posts by others (tests/services/test_unread.py holds
     them to each other)."""
     scene_mark = sa.orm.aliased(ReadMarker)
-    query = (
+    query: Any = (
         select(col(Post.id).label("id"), col(Post.thread_id).label("thread_id"))
         .join(Thread, col(Thread.id) == Post.thread_id)
         .outerjoin(
             scene_mark,
             sa.and_(
-                scene_mark.user_id == user_id,
-                scene_mark.kind == "scene",
-                scene_mark.target_id == Post.thread_id,
+                col(scene_mark.user_id) == user_id,
+                col(scene_mark.kind) == "scene",
+                col(scene_mark.target_id) == Post.thread_id,
             ),
         )
         .where(
             Thread.campaign_id == campaign_id,
             col(Post.deleted_at).is_(None),
-            sa.or_(col(Post.author_id).is_(None), Post.author_id != user_id),
+            sa.or_(col(Post.author_id).is_(None), col(Post.author_id) != user_id),
             col(Post.id) > _floor(user_id, "scenes", campaign_id),
             col(Post.id) > sa.func.coalesce(scene_mark.seen_id, 0),
         )
@@ -198,8 +198,8 @@ def _new_posts(user_id: int, campaign_id: int, gm: bool) -> Any:
         )
         query = query.where(
             sa.or_(
-                Post.audience == "all",
-                sa.and_(Post.audience == "whisper", sa.exists(to_me)),
+                col(Post.audience) == "all",
+                sa.and_(col(Post.audience) == "whisper", sa.exists(to_me)),
             )
         )
     return query
