@@ -43,8 +43,6 @@ from pbp.services.noteworthy import hidden_entries
 
 #: Counts stop here; the pages say "99+ new".
 CAP = 99
-#: The most new items a page looks for among those it shows (a page shows 50 entries).
-PAGE_LOOKUP = 1000
 
 _marker = ReadMarker.__table__  # type: ignore[attr-defined]
 
@@ -277,20 +275,22 @@ class Reading:
 
 @dataclass(frozen=True)
 class PlanetNews:
-    """The planet's items new to its reader, whichever page they are on (at most
-    `PAGE_LOOKUP` of each): the page keeps those it shows (`seen_on_planet`)."""
+    """Which of the entries a planet page shows, and of their notes, are new to its reader."""
 
     entries: tuple[int, ...]
     notes: tuple[tuple[int, int], ...]  # (note id, entry id)
 
 
-def planet_news(*, session: Session, user: User, campaign: Campaign) -> PlanetNews:
-    """Two queries, whatever the campaign's size."""
-    entries = session.exec(
-        _new_entries(user.id, campaign.id).order_by(col(Entry.id).desc()).limit(PAGE_LOOKUP)
-    ).all()
+def planet_news(
+    *, session: Session, user: User, campaign: Campaign, entry_ids: Iterable[int]
+) -> PlanetNews:
+    """Two queries, bounded by the page (50 entries), whatever the campaign's size."""
+    shown = sorted(set(entry_ids))
+    if not shown:
+        return PlanetNews((), ())
+    entries = session.exec(_new_entries(user.id, campaign.id).where(col(Entry.id).in_(shown))).all()
     notes = session.exec(
-        _new_notes(user.id, campaign.id).order_by(col(Note.id).desc()).limit(PAGE_LOOKUP)
+        _new_notes(user.id, campaign.id).where(col(Note.entry_id).in_(shown))
     ).all()
     return PlanetNews(tuple(entries), tuple((n, e) for n, e in notes))
 

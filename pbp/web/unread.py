@@ -29,11 +29,12 @@ def planet_marked(html: str, *, user: User, campaign: Campaign) -> tuple[str, st
     first of them; what it showed is read from now on (the marks are raised)."""
     from pbp.request_db import get_session
 
-    session = get_session()
-    news = unread.planet_news(session=session, user=user, campaign=campaign)
     shown: dict[str, set[int]] = {"e": set(), "n": set()}
     for kind, number in _PLACEHOLDER.findall(html):
         shown[kind].add(int(number))
+    news = unread.planet_news(
+        session=get_session(), user=user, campaign=campaign, entry_ids=shown["e"]
+    )
     reading = unread.seen_on_planet(
         user=user, campaign=campaign, news=news, shown_entries=shown["e"], shown_notes=shown["n"]
     )

@@ -211,7 +211,9 @@ def test_the_planet_marks_what_it_showed_and_the_entry_page_its_notes(db_session
     first = _entry(db_session, campaign, ada_user)
     second = _entry(db_session, campaign, bram_user, "Bram's")
     note = _note(db_session, campaign, bram_user, first)
-    news = unread.planet_news(session=db_session, user=cleo_user, campaign=campaign)
+    news = unread.planet_news(
+        session=db_session, user=cleo_user, campaign=campaign, entry_ids={first.id, second.id}
+    )
     assert set(news.entries) == {first.id, second.id} and news.notes == ((note.id, first.id),)
     # The page showed only the second entry (a filter): the first and its note stay new.
     reading = unread.seen_on_planet(
