@@ -24,6 +24,7 @@ one query (`unread_counts`), whatever their number.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +46,12 @@ from pbp.services.noteworthy import hidden_entries
 CAP = 99
 
 _marker = ReadMarker.__table__  # type: ignore[attr-defined]
+# The statements below are built once (functools.lru_cache), with these bound parameters.
+_USER = sa.bindparam("user_id", type_=sa.Integer)
+_CAMPAIGN = sa.bindparam("campaign_id", type_=sa.Integer)
+_ENTRY_MARK = sa.orm.aliased(ReadMarker)
+_SCENE_MARK = sa.orm.aliased(ReadMarker)
+_AUTHOR = sa.orm.aliased(Character)
 
 
 def shown(count: int) -> str:
@@ -89,27 +96,34 @@ def _mark(user_id: int, campaign_id: int, kind: str, target_id: int, seen_id: in
     }
 
 
+@functools.lru_cache(maxsize=8)
+def _marks_statement(kinds: tuple[str, ...]) -> Any:
+    return select(ReadMarker.kind, ReadMarker.target_id, ReadMarker.seen_id).where(
+        ReadMarker.user_id == _USER,
+        sa.or_(
+            *(
+                sa.and_(
+                    col(ReadMarker.kind) == kind,
+                    col(ReadMarker.target_id) == sa.bindparam(f"target_{i}", type_=sa.Integer),
+                )
+                for i, kind in enumerate(kinds)
+            )
+        ),
+    )
+
+
 def _marks(session: Session, user_id: int, wanted: Iterable[tuple[str, int]]) -> dict:
     """The member's marks for (kind, target) pairs, 0 for a place never read: one query."""
     wanted = list(wanted)
     found = dict.fromkeys(wanted, 0)
-    rows = session.exec(
-        select(ReadMarker.kind, ReadMarker.target_id, ReadMarker.seen_id).where(
-            ReadMarker.user_id == user_id,
-            sa.or_(
-                *(
-                    sa.and_(col(ReadMarker.kind) == kind, col(ReadMarker.target_id) == target)
-                    for kind, target in wanted
-                )
-            ),
-        )
-    ).all()
-    for kind, target, seen in rows:
+    statement = _marks_statement(tuple(kind for kind, _ in wanted))
+    params = {f"target_{i}": target for i, (_, target) in enumerate(wanted)}
+    for kind, target, seen in session.execute(statement, {"user_id": user_id, **params}).all():
         found[(kind, target)] = seen
     return found
 
 
-def _floor(user_id: int, kind: str, campaign_id: Any) -> Any:
+def _floor(user_id: Any, kind: str, campaign_id: Any) -> Any:
     """A campaign's mark as a scalar subquery (0 when there is none)."""
     return (
         select(sa.func.coalesce(sa.func.max(ReadMarker.seen_id), 0))
@@ -125,7 +139,7 @@ def _floor(user_id: int, kind: str, campaign_id: Any) -> Any:
 # -- what is new, as queries ----------------------------------------------------------------
 
 
-def _new_entries(user_id: int, campaign_id: int) -> Any:
+def _new_entries(user_id: Any, campaign_id: Any) -> Any:
     """The campaign's entries new to the member (ids): on the planet, not their own."""
     return (
         select(col(Entry.id).label("id"))
@@ -139,10 +153,9 @@ def _new_entries(user_id: int, campaign_id: int) -> Any:
     )
 
 
-def _new_notes(user_id: int, campaign_id: int) -> Any:
+def _new_notes(user_id: Any, campaign_id: Any) -> Any:
     """The campaign's notes new to the member (ids, with their entry's)."""
-    entry_mark = sa.orm.aliased(ReadMarker)
-    author = sa.orm.aliased(Character)
+    entry_mark, author = _ENTRY_MARK, _AUTHOR
     return (
         select(col(Note.id).label("id"), col(Note.entry_id).label("entry_id"))
         .join(Entry, col(Entry.id) == Note.entry_id)
@@ -166,11 +179,11 @@ def _new_notes(user_id: int, campaign_id: int) -> Any:
     )
 
 
-def _new_posts(user_id: int, campaign_id: int, gm: bool) -> Any:
+def _new_posts(user_id: Any, campaign_id: Any, gm: bool) -> Any:
     """The campaign's posts new to the member (ids, with their thread's): the SQL twin of
     `visibility.can_see_post` for posts by others (tests/services/test_unread.py holds
     them to each other)."""
-    scene_mark = sa.orm.aliased(ReadMarker)
+    scene_mark = _SCENE_MARK
     query: Any = (
         select(col(Post.id).label("id"), col(Post.thread_id).label("thread_id"))
         .join(Thread, col(Thread.id) == Post.thread_id)
@@ -203,13 +216,31 @@ def _new_posts(user_id: int, campaign_id: int, gm: bool) -> Any:
     return query
 
 
-def _new_items(user_id: int, campaign: Campaign, role: str) -> list[Any]:
-    if campaign.ruleset in FORUM_RULESETS:
-        return [_new_posts(user_id, campaign.id, role == "referee")]
-    return [_new_entries(user_id, campaign.id), _new_notes(user_id, campaign.id)]
+def _kind(campaign: Campaign) -> str:
+    return "forum" if campaign.ruleset in FORUM_RULESETS else "noteworthy"
 
 
-# -- counts -----------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _counts_statement(shape: tuple[tuple[str, bool], ...]) -> Any:
+    """The counts of campaigns of this shape (each one's kind and whether the member is its
+    GM), built once: the statements are large, and building one costs more than running
+    it. The user and the campaigns are bound parameters."""
+    parts = []
+    for i, (kind, gm) in enumerate(shape):
+        campaign_id = sa.bindparam(f"campaign_{i}", type_=sa.Integer)
+        if kind == "forum":
+            queries = [_new_posts(_USER, campaign_id, gm)]
+        else:
+            queries = [_new_entries(_USER, campaign_id), _new_notes(_USER, campaign_id)]
+        for query in queries:
+            capped = query.limit(CAP + 1).subquery()
+            parts.append(
+                select(
+                    sa.cast(campaign_id, sa.Integer).label("campaign_id"),
+                    sa.func.count().label("n"),
+                ).select_from(capped)
+            )
+    return sa.union_all(*parts)
 
 
 def unread_counts(
@@ -217,19 +248,14 @@ def unread_counts(
 ) -> dict[int, int]:
     """What is new to `user` in each of their campaigns (with their role in it), by
     campaign id, each count stopping just above `CAP`: one query for all of them."""
-    parts = []
-    for campaign, role in campaigns:
-        for query in _new_items(user.id, campaign, role):
-            capped = query.limit(CAP + 1).subquery()
-            parts.append(
-                select(
-                    sa.literal(campaign.id).label("campaign_id"), sa.func.count().label("n")
-                ).select_from(capped)
-            )
+    mine = list(campaigns)
     counts: dict[int, int] = {}
-    if not parts:
+    if not mine:
         return counts
-    for campaign_id, n in session.execute(sa.union_all(*parts)).all():
+    shape = tuple((_kind(c), role == "referee") for c, role in mine)
+    params = {f"campaign_{i}": c.id for i, (c, _) in enumerate(mine)}
+    rows = session.execute(_counts_statement(shape), {"user_id": user.id, **params}).all()
+    for campaign_id, n in rows:
         counts[campaign_id] = counts.get(campaign_id, 0) + n
     return counts
 
@@ -253,10 +279,16 @@ def member_counts(
     return unread_counts(session=session, user=user, campaigns=mine)
 
 
+@functools.lru_cache(maxsize=2)
+def _scene_counts_statement(gm: bool) -> Any:
+    new = _new_posts(_USER, _CAMPAIGN, gm).subquery()
+    return select(new.c.thread_id, sa.func.count()).group_by(new.c.thread_id)
+
+
 def scene_counts(*, session: Session, user: User, campaign: Campaign, role: str) -> dict[int, int]:
     """What is new to `user` in each scene of a forum campaign, by thread id (one query)."""
-    new = _new_posts(user.id, campaign.id, role == "referee").subquery()
-    rows = session.execute(select(new.c.thread_id, sa.func.count()).group_by(new.c.thread_id)).all()
+    statement = _scene_counts_statement(role == "referee")
+    rows = session.execute(statement, {"user_id": user.id, "campaign_id": campaign.id}).all()
     return {thread_id: n for thread_id, n in rows}
 
 
@@ -281,6 +313,14 @@ class PlanetNews:
     notes: tuple[tuple[int, int], ...]  # (note id, entry id)
 
 
+@functools.lru_cache(maxsize=1)
+def _planet_statements() -> tuple[Any, Any]:
+    shown: Any = sa.bindparam("shown", expanding=True)
+    entries = _new_entries(_USER, _CAMPAIGN).where(col(Entry.id).in_(shown))
+    notes = _new_notes(_USER, _CAMPAIGN).where(col(Note.entry_id).in_(shown))
+    return entries, notes
+
+
 def planet_news(
     *, session: Session, user: User, campaign: Campaign, entry_ids: Iterable[int]
 ) -> PlanetNews:
@@ -288,10 +328,10 @@ def planet_news(
     shown = sorted(set(entry_ids))
     if not shown:
         return PlanetNews((), ())
-    entries = session.exec(_new_entries(user.id, campaign.id).where(col(Entry.id).in_(shown))).all()
-    notes = session.exec(
-        _new_notes(user.id, campaign.id).where(col(Note.entry_id).in_(shown))
-    ).all()
+    entries_statement, notes_statement = _planet_statements()
+    params = {"user_id": user.id, "campaign_id": campaign.id, "shown": shown}
+    entries = session.execute(entries_statement, params).scalars().all()
+    notes = session.execute(notes_statement, params).all()
     return PlanetNews(tuple(entries), tuple((n, e) for n, e in notes))
 
 
