@@ -317,7 +317,37 @@ class PlanetNews:
 def _planet_statements() -> tuple[Any, Any]:
     shown: Any = sa.bindparam("shown", expanding=True)
     entries = _new_entries(_USER, _CAMPAIGN).where(col(Entry.id).in_(shown))
-    notes = _new_notes(_USER, _CAMPAIGN).where(col(Note.entry_id).in_(shown))
+    # From the shown entries and their marks to the notes above each mark: the notes
+    # index (entry, id) reads only those, not every note of the page.
+    entry_mark, author = _ENTRY_MARK, _AUTHOR
+    notes: Any = (
+        select(col(Note.id).label("id"), col(Note.entry_id).label("entry_id"))
+        .select_from(Entry)
+        .join(Character, col(Character.id) == Entry.character_id)
+        .outerjoin(
+            entry_mark,
+            sa.and_(
+                col(entry_mark.user_id) == _USER,
+                col(entry_mark.kind) == "entry",
+                col(entry_mark.target_id) == Entry.id,
+            ),
+        )
+        .join(
+            Note,
+            sa.and_(
+                col(Note.entry_id) == Entry.id,
+                col(Note.id) > sa.func.coalesce(entry_mark.seen_id, 0),
+            ),
+        )
+        .outerjoin(author, col(author.id) == Note.author_character_id)
+        .where(
+            col(Entry.id).in_(shown),
+            Character.campaign_id == _CAMPAIGN,
+            col(Entry.hidden_at).is_(None),
+            col(Note.id) > _floor(_USER, "notes", _CAMPAIGN),
+            sa.or_(col(author.user_id).is_(None), col(author.user_id) != _USER),
+        )
+    )
     return entries, notes
 
 
