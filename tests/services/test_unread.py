@@ -280,3 +280,17 @@ def test_the_counts_of_many_campaigns_are_one_query(db_session, engine):
             counts = unread.unread_counts(session=db_session, user=member, campaigns=made)
         assert len(seen) == 1, f"{n} campaigns: {len(seen)} queries"
         assert [counts[c.id] for c, _ in made] == [1] * n
+
+
+def test_more_campaigns_than_a_batch_are_counted_in_batches(db_session, engine, monkeypatch):
+    """SQLite allows 500 parts in a UNION: past `BATCH` campaigns, one query per batch."""
+    member = make_user(db_session, "Mo")
+    made = []
+    for _ in range(5):
+        campaign, _, (ada, *_) = _game(db_session, member=member)
+        _entry(db_session, campaign, _user(db_session, ada))
+        made.append((campaign, "player"))
+    monkeypatch.setattr(unread, "BATCH", 2)
+    with count_selects(engine) as seen:
+        counts = unread.unread_counts(session=db_session, user=member, campaigns=made)
+    assert len(seen) == 3 and [counts[c.id] for c, _ in made] == [1] * 5
