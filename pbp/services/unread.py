@@ -288,6 +288,8 @@ class Reading:
     new: set[int] = field(default_factory=set)
     first: str | None = None
     marks: list[dict] = field(default_factory=list)
+    # The planet's new notes (its `new` are entries: the two kinds' ids overlap).
+    new_notes: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -363,7 +365,8 @@ def seen_on_planet(
     reading = Reading()
     entries = [e for e in news.entries if e in shown_entries]
     notes = [(n, e) for n, e in news.notes if n in shown_notes]
-    reading.new = set(entries) | {n for n, _ in notes}
+    reading.new = set(entries)
+    reading.new_notes = {n for n, _ in notes}
     if entries:
         reading.first = f"entry-{min(entries)}"
         reading.marks.append(_mark(user.id, campaign.id, "planet", campaign.id, max(entries)))

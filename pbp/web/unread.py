@@ -15,6 +15,7 @@ from flask import Blueprint, request, url_for
 from markupsafe import Markup
 
 from pbp.models import Campaign, User
+from pbp.request_db import get_session
 from pbp.services import unread
 from pbp.web.actions import Act, action, after_reading, now
 
@@ -27,8 +28,6 @@ NEW_MARK = '<span class="new-mark">new</span>'
 def planet_marked(html: str, *, user: User, campaign: Campaign) -> tuple[str, str | None]:
     """The planet's cached HTML with the items new to `user` marked, and the anchor of the
     first of them; what it showed is read from now on (the marks are raised)."""
-    from pbp.request_db import get_session
-
     shown: dict[str, set[int]] = {"e": set(), "n": set()}
     for kind, number in _PLACEHOLDER.findall(html):
         shown[kind].add(int(number))
@@ -39,12 +38,12 @@ def planet_marked(html: str, *, user: User, campaign: Campaign) -> tuple[str, st
         user=user, campaign=campaign, news=news, shown_entries=shown["e"], shown_notes=shown["n"]
     )
     keep(reading)
-    if not reading.new:
+    if not reading.new and not reading.new_notes:
         return html, None
-    new = reading.new
+    new = {"e": reading.new, "n": reading.new_notes}
 
     def mark(match: re.Match) -> str:
-        return NEW_MARK if int(match.group(2)) in new else ""
+        return NEW_MARK if int(match.group(2)) in new[match.group(1)] else ""
 
     return _PLACEHOLDER.sub(mark, html), reading.first
 

@@ -220,6 +220,7 @@ def test_the_planet_marks_what_it_showed_and_the_entry_page_its_notes(db_session
         user=cleo_user, campaign=campaign, news=news, shown_entries={second.id}, shown_notes=set()
     )
     assert reading.new == {second.id} and reading.first == f"entry-{second.id}"
+    assert reading.new_notes == set()  # the first entry's note was not on the page
     unread.record(session=db_session, reading=reading, now=T0)
     # The planet's mark is a high-water mark: the newest entry shown.
     assert _count(db_session, cleo_user, campaign) == 1  # the note; the entries are read

@@ -206,3 +206,35 @@ def test_mark_all_read_is_for_members(auth, client, db_session, game):
     stranger = auth.create_user(display_name="Stan")
     auth.login(stranger)
     assert auth.post(f"/c/{campaign.slug}/read").status_code == 403
+
+
+def test_the_planet_marks_a_new_note_and_reads_it(auth, client, db_session, game):
+    """Ada's own entry is not new to her; Bram's note on it is, on the planet, and the
+    planet reads it (her entry's page then has nothing new)."""
+    campaign, _, ada_user, bram_user = game
+    entry = hosted_blog.write_entry(
+        session=db_session,
+        actor=ada_user,
+        campaign=campaign,
+        title="Dear diary",
+        mood="Pensive",
+        body="Nothing today.",
+        now=T0 + timedelta(hours=1),
+        mail=None,
+    )
+    note = hosted_blog.post_note(
+        session=db_session,
+        actor=bram_user,
+        campaign=campaign,
+        entry_id=entry.id,
+        body="Lovely.",
+        now=T0 + timedelta(hours=2),
+        mail=None,
+    )
+    db_session.commit()
+    auth.login(ada_user)
+    page = _text(client.get(f"/c/{campaign.slug}/"))
+    assert page.count(NEW_MARK) == 1
+    assert f'<li class="note" id="note-{note.id}">{NEW_MARK}' in page
+    assert f'<a href="#note-{note.id}">Jump to the first unread</a>' in page
+    assert NEW_MARK not in _text(client.get(f"/c/{campaign.slug}/ada/{entry.id}"))
