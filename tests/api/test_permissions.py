@@ -72,6 +72,8 @@ MATRIX = {
         only_referee(201),
     ),
     "roster": ("GET", "/campaigns/{slug}/roster", None, only_referee(200)),
+    # Read marks are each member's own (issue #29 item 2).
+    "mark_read": ("POST", "/campaigns/{slug}/read", None, MEMBERS),
     "get_mail_preferences": ("GET", "/campaigns/{slug}/me/mail", None, MEMBERS),
     "put_mail_preferences": (
         "PUT",
