@@ -301,9 +301,14 @@ class PlanetNews:
 
 
 @functools.lru_cache(maxsize=1)
-def _planet_statements() -> tuple[Any, Any]:
+def _planet_statement() -> Any:
+    """One query: the new entries (entry_id NULL), then the new notes (with their entry)."""
     shown: Any = sa.bindparam("shown", expanding=True)
-    entries = _new_entries(_USER, _CAMPAIGN).where(col(Entry.id).in_(shown))
+    entries = (
+        _new_entries(_USER, _CAMPAIGN)
+        .add_columns(sa.cast(sa.null(), sa.Integer).label("entry_id"))
+        .where(col(Entry.id).in_(shown))
+    )
     # From the shown entries and their marks to the notes above each mark: the notes
     # index (entry, id) reads only those, not every note of the page.
     entry_mark, author = _ENTRY_MARK, _AUTHOR
@@ -335,21 +340,21 @@ def _planet_statements() -> tuple[Any, Any]:
             sa.or_(col(author.user_id).is_(None), col(author.user_id) != _USER),
         )
     )
-    return entries, notes
+    return sa.union_all(entries, notes)
 
 
 def planet_news(
     *, session: Session, user: User, campaign: Campaign, entry_ids: Iterable[int]
 ) -> PlanetNews:
-    """Two queries, bounded by the page (50 entries), whatever the campaign's size."""
+    """One query, bounded by the page (50 entries), whatever the campaign's size."""
     shown = sorted(set(entry_ids))
     if not shown:
         return PlanetNews((), ())
-    entries_statement, notes_statement = _planet_statements()
     params = {"user_id": user.id, "campaign_id": campaign.id, "shown": shown}
-    entries = session.execute(entries_statement, params).scalars().all()
-    notes = session.execute(notes_statement, params).all()
-    return PlanetNews(tuple(entries), tuple((n, e) for n, e in notes))
+    rows = session.execute(_planet_statement(), params).all()
+    entries = tuple(item for item, entry in rows if entry is None)
+    notes = tuple((item, entry) for item, entry in rows if entry is not None)
+    return PlanetNews(entries, notes)
 
 
 def seen_on_planet(
