@@ -21,6 +21,10 @@ CONSEQUENCE = 4000
 RULING_REASON = 4000
 INVITE_DAYS = 14  # how long an invitation link works, unless the referee says
 MAX_INVITE_DAYS = 90
+PASSWORD_MIN = 10  # characters; a few words make a good one
+PASSWORD_MAX = 200  # hashing a longer one is work an attacker chooses
+DISPLAY_NAME = 120
+EMAIL = 320  # RFC 5321's longest address
 
 
 class TextTooLong(UserError):

@@ -65,6 +65,16 @@ def referee_board(slug: str) -> str:
     return f"/c/{_part(slug)}/referee/"
 
 
+def away(slug: str) -> str:
+    """A player's hiatus page (issue #30 item 3)."""
+    return f"/c/{_part(slug)}/me/away"
+
+
+def activity(slug: str) -> str:
+    """The referee's activity check (issue #30 item 2)."""
+    return f"/c/{_part(slug)}/referee/activity"
+
+
 def mail_preferences(slug: str) -> str:
     return f"/c/{_part(slug)}/me/mail"
 

@@ -14,6 +14,9 @@ pages (pbp.web) and the API (pbp.api), which may not import each other.
 - Content (entries, notes, forum posts, invites, the blog form; page and API alike) is
   limited per account: `check_content(user)` raises `TooManyRequests`, a 429 page or
   problem+json.
+- Saved drafts (issue #29 item 5): the write forms save one every 10 s while their text
+  changes, so they have a budget of their own per account (`check_drafts`), generous
+  enough for a few tabs at once and far below what would cost the database anything.
 - The blog form's feed discovery (issue #28 item 5): at most one in flight per account
   (`one_discovery`), its counter in the same storage, so it holds across workers wherever
   the limits do.
@@ -63,6 +66,12 @@ CONTENT_OPERATIONS = frozenset(
         "choose_blog",
     }
 )
+
+
+# A tab saves at most 6 a minute (every 10 s, and only when its text changed).
+DRAFT_LIMIT = "30 per minute; 1000 per hour"
+DRAFT_ENDPOINTS = frozenset({"drafts.save"})
+DRAFT_OPERATIONS = frozenset({"save_draft"})
 
 
 class TooManyRequests(UserError):
@@ -118,6 +127,20 @@ def check_content(user: User | None) -> None:
         )
 
 
+def check_drafts(user: User | None) -> None:
+    """Count one saved draft against `user`'s draft budget; refuse once it is used up."""
+    if user is None:
+        return
+    limiter: Limiter = current_app.extensions["pbp_limiter"]
+    text = current_app.config.get("PBP_DRAFT_LIMIT", DRAFT_LIMIT)
+    allowed = [limiter.limiter.hit(item, "pbp-drafts", str(user.id)) for item in parse_many(text)]
+    if not all(allowed):
+        raise TooManyRequests(
+            "drafts are being saved faster than pbp allows for one account (from many tabs?): "
+            "your text is still in the form; it is saved again in a minute"
+        )
+
+
 @contextmanager
 def one_discovery(user: User | None) -> Iterator[None]:
     """Issue #28 item 5: "At most one discovery in flight per account." The blog form finds
@@ -146,8 +169,14 @@ def one_discovery(user: User | None) -> Iterator[None]:
 
 
 def _limit_content_pages() -> None:
-    if request.method != "POST" or request.endpoint not in CONTENT_ENDPOINTS:
+    if request.method != "POST":
+        return
+    if request.endpoint in CONTENT_ENDPOINTS:
+        check = check_content
+    elif request.endpoint in DRAFT_ENDPOINTS:
+        check = check_drafts
+    else:
         return
     from flask_login import current_user
 
-    check_content(current_user.user if current_user.is_authenticated else None)
+    check(current_user.user if current_user.is_authenticated else None)

@@ -37,7 +37,8 @@ def advance_turns(app: Flask) -> None:
 
 
 def remind_players(app: Flask) -> None:
-    """Remind players with no entry yet, where a campaign's cadence asks for it."""
+    """The nudges before and after each deadline, to the players who still have something
+    to do and to the referee (issue #30), and the referee's note that a hiatus is over."""
     cadence.remind_all_due(
         engine=database(app).engine,
         now=datetime.now(UTC),

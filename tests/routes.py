@@ -7,7 +7,9 @@ import itertools
 
 from sqlmodel import select
 
+from pbp.models import SavedDraft
 from pbp.models.forum import Post, Roll, Thread
+from pbp.services.saved_drafts import key_of
 
 
 def forum_values(db_session, table) -> dict[str, list]:
@@ -18,6 +20,9 @@ def forum_values(db_session, table) -> dict[str, list]:
         "post_id": [p.id for p in db_session.exec(select(Post))],
         "roll_id": [r.id for r in db_session.exec(select(Roll))],
         "character": [c.slug for c in (table.ada, table.bram, table.cleo)],
+        # Every saved draft's address (issue #29 item 5): each reader asks for each one.
+        "key": sorted({key_of(d.form, d.target_id) for d in db_session.exec(select(SavedDraft))})
+        or ["scene"],
     }
 
 

@@ -55,6 +55,8 @@ def dispatch(op: Operation, path: dict) -> Response:
         api_tokens.require_scope(bearer.require_token_row(token), "write")
     if op.name in rate_limits.CONTENT_OPERATIONS:
         rate_limits.check_content(user)  # the same per-account budget as the pages
+    if op.name in rate_limits.DRAFT_OPERATIONS:
+        rate_limits.check_drafts(user)
     call = Call(session=session, user=user, token=token, now=now())
     call.query, call.after = _query(op)
     call.body = _body(op)

@@ -14,7 +14,7 @@ from pydantic.json_schema import models_json_schema
 
 from pbp.api import schemas
 from pbp.api.registry import ACCESS_TEXT, OPERATIONS, Operation
-from pbp.rate_limits import CONTENT_OPERATIONS
+from pbp.rate_limits import CONTENT_OPERATIONS, DRAFT_OPERATIONS
 
 REF = "#/components/schemas/{model}"
 PROBLEM = "application/problem+json"
@@ -28,6 +28,7 @@ TAG_TEXT = {
     "entries": "Entries on the characters' blogs, and a player's built-in blog.",
     "notes": "Notes (comments) on entries.",
     "forum": "Forum campaigns: threads, posts and their dice rolls.",
+    "drafts": "Your own saved drafts of the entry, note and post forms; no one else reads them.",
 }
 INTRO = """\
 pbp's API does what the site's pages do, with the same permission checks.
@@ -149,6 +150,8 @@ def _errors(op: Operation) -> dict:
         errors["415"] = _problem("The body is not JSON.")
     if op.name in CONTENT_OPERATIONS:
         errors["429"] = _problem("Too many posts from this account in a short time: wait.")
+    if op.name in DRAFT_OPERATIONS:
+        errors["429"] = _problem("Too many drafts saved by this account in a minute: wait.")
     return errors
 
 

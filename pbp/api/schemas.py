@@ -14,6 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pbp.inputs import MAX_ID, Text
+from pbp.inputs.alive import ActivitySettingsIO as ActivitySettingsIO
+from pbp.inputs.alive import AwayIn as AwayIn
 from pbp.inputs.campaigns import CampaignIn as CampaignIn
 from pbp.inputs.campaigns import CharacterIn as CharacterIn
 from pbp.inputs.campaigns import CommenterIn as CommenterIn
@@ -662,3 +664,51 @@ class InviteOut(Out):
 class HandOverOut(Out):
     character: CharacterOut
     invite: InviteOut | None = Field(description="The new invitation, when no member took it.")
+
+
+class AwayOut(Out):
+    """A player's hiatus (issue #30 item 3)."""
+
+    away: bool
+    until: datetime | None = Field(description="When they are back; None: not away.")
+    note: str = ""
+
+
+class ActivityCellOut(Out):
+    period: str = Field(description='"t3" for turn 3; a forum window\'s key')
+    entries: int
+    notes: int
+    posts: int
+    challenges: int = Field(description="Challenges made in the turn (the history's count).")
+    status: str | None = Field(description="At the turn's start; None: not in the game.")
+    met: bool | None = Field(description="Met the activity rule; None: not counted.")
+    excused: bool = Field(description="Not met, but the player was away during the turn.")
+    asked: bool = Field(description="The rule applies: in the game, not the winner, not dropped.")
+
+
+class ActivityRowOut(Out):
+    character_id: int
+    name: str
+    status: str
+    player: str
+    missed_in_row: int
+    away_until: datetime | None
+    cells: list[ActivityCellOut]
+
+
+class ActivityPeriodOut(Out):
+    key: str
+    number: int
+    label: str
+    start: datetime
+    end: datetime | None
+    finished: bool
+
+
+class ActivityOut(Out):
+    """The referee's activity check: every character, turn by turn (issue #30 item 2)."""
+
+    rule: str
+    settings: ActivitySettingsIO
+    periods: list[ActivityPeriodOut]
+    rows: list[ActivityRowOut]

@@ -94,8 +94,9 @@ class CadenceIO(Body):
         default=None,
         ge=1,
         le=24 * 14,
-        description="Remind players with no entry this many hours before a turn's deadline; "
-        "null: never.",
+        description="One nudge this many hours before a turn's deadline to players with no "
+        "entry; null: the activity settings' nudges (default 48 and 24 hours), which replace "
+        "this once set (PUT /campaigns/{slug}/activity/settings).",
     )
 
 

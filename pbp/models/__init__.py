@@ -11,6 +11,10 @@ from pbp.models.accounts import (
     LoginFailure,
     User,
 )
+from pbp.models.alive import (
+    Hiatus,
+    Nudge,
+)
 from pbp.models.api import (
     TOKEN_SCOPES,
     ApiToken,
@@ -72,6 +76,10 @@ from pbp.models.noteworthy import (
     Ruling,
     Turn,
 )
+from pbp.models.saved_drafts import (
+    DRAFT_FORMS,
+    SavedDraft,
+)
 from pbp.models.unread import (
     MARKER_KINDS,
     ReadMarker,
@@ -92,6 +100,7 @@ __all__ = [
     "CHARACTER_STATUSES",
     "CLIENT_TOKEN_LENGTH",
     "CalendarFeed",
+    "DRAFT_FORMS",
     "Campaign",
     "CampaignSecret",
     "CardEvent",
@@ -100,6 +109,7 @@ __all__ = [
     "Character",
     "EVENT_MODES",
     "Entry",
+    "Hiatus",
     "EntryRevision",
     "Event",
     "IdempotencyRecord",
@@ -107,6 +117,7 @@ __all__ = [
     "LoginFailure",
     "Membership",
     "Note",
+    "Nudge",
     "MARKER_KINDS",
     "OUTBOX_STATUSES",
     "OutboxMessage",
@@ -122,6 +133,7 @@ __all__ = [
     "Roll",
     "Ruling",
     "STANCES",
+    "SavedDraft",
     "Sheet",
     "TOKEN_SCOPES",
     "TURN_STATUSES",

@@ -177,6 +177,49 @@ class SettingsChanged(Line):
 
 
 @dataclass(frozen=True)
+class AliveSettingsChanged(Line):
+    """The nudges and the activity rule (issue #30), as saved."""
+
+    action: ClassVar[str] = "alive_settings"
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def sentence(self, names: Names) -> str:
+        return "changed the nudges and the activity rule"
+
+
+@dataclass(frozen=True)
+class Nudged(Line):
+    """The schedule's nudges of one kind for one turn (issue #30 item 1)."""
+
+    action: ClassVar[str] = "nudge"
+    turn: int | None = None
+    kind: str = ""  # "before:48", "overdue"
+    count: int = 0
+    key: str = ""  # the turn ("t3") or a forum game's window ("w2026-03-09T1800")
+
+    def sentence(self, names: Names) -> str:
+        when = "overdue" if self.kind == "overdue" else f"{self.kind.split(':')[-1]} h before"
+        return f"sent {_plural(self.count, 'nudge')} about turn {self.turn} ({when})"
+
+
+@dataclass(frozen=True)
+class WentAway(Line):
+    action: ClassVar[str] = "hiatus.away"
+    until: str = ""
+
+    def sentence(self, names: Names) -> str:
+        return f"is away until {self.until}"
+
+
+@dataclass(frozen=True)
+class CameBack(Line):
+    action: ClassVar[str] = "hiatus.back"
+
+    def sentence(self, names: Names) -> str:
+        return "is back from a hiatus"
+
+
+@dataclass(frozen=True)
 class Reminded(Line):
     action: ClassVar[str] = "remind"
     count: int = 0

@@ -38,7 +38,18 @@ from cachetools import LRUCache
 from sqlmodel import Session, col, select
 
 from pbp import links
-from pbp.models import Blog, Campaign, Character, Entry, Invite, Membership, Note, Turn, User
+from pbp.models import (
+    Blog,
+    Campaign,
+    Character,
+    Entry,
+    Hiatus,
+    Invite,
+    Membership,
+    Note,
+    Turn,
+    User,
+)
 from pbp.models.forum import Post, PostRecipient, Thread
 from pbp.models.mail import OutboxMessage
 from pbp.services import unread
@@ -46,6 +57,7 @@ from pbp.services.accounts.logins import invite_token
 from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import FORUM_RULESETS, can_see_post
 from pbp.services.noteworthy import tally
+from pbp.templating import in_zone
 
 #: The kinds of line, in the order they come when no time limit sorts them.
 KINDS = (
@@ -59,6 +71,7 @@ KINDS = (
     "commenters",
     "mail",
     "feeds",
+    "away",
 )
 
 
@@ -125,6 +138,13 @@ def board(*, session: Session, user: User, now: datetime, secret_key: str) -> Bo
         *_invitations(session, user, now, secret_key),
         *_referee_chores(session, refereed_noteworthy, now),
         *_failed_mail(session, refereeing),
+        *_away(
+            session,
+            user,
+            [c for c, _ in campaigns if c.status != "ended"],
+            {c.id for c in refereeing},
+            now,
+        ),
     ]
     news = unread.unread_counts(session=session, user=user, campaigns=campaigns)
     return Board(items=tuple(sorted(items, key=_urgency)), campaigns=campaigns, unread=news)
@@ -437,3 +457,36 @@ def _failed_mail(session: Session, campaigns: list[Campaign]) -> list[Waiting]:
         for campaign_id, count in rows
         if campaign_id is not None
     ]
+
+
+def _away(session: Session, user: User, campaigns: list[Campaign], refereeing: set[int], now):
+    """Issue #30 item 3: "away until ..." for the player themselves, and for the referee
+    each of their players who is away (one query)."""
+    if not campaigns:
+        return []
+    by_id = {c.id: c for c in campaigns}
+    rows = session.exec(
+        select(Hiatus, User)
+        .join(User, col(User.id) == Hiatus.user_id)
+        .where(
+            col(Hiatus.campaign_id).in_(by_id),
+            col(Hiatus.ended_at).is_(None),
+            col(Hiatus.starts_at) <= now,
+            col(Hiatus.until) > now,
+        )
+        .order_by(col(Hiatus.until))
+    ).all()
+    items = []
+    for hiatus, player in rows:
+        campaign = by_id[hiatus.campaign_id]
+        back = in_zone(hiatus.until, campaign.time_zone).date().isoformat()
+        if player.id == user.id:
+            text, path = f"You are marked away until {back}", links.away(campaign.slug)
+        elif campaign.id in refereeing:
+            text = f"{player.display_name} is away until {back}"
+            path = links.activity(campaign.slug)
+        else:
+            continue
+        # No time limit: an absence is news, not a deadline, so it sorts after them.
+        items.append(Waiting("away", campaign.slug, campaign.name, text, path))
+    return items

@@ -12,6 +12,7 @@ def init_app(app: Flask) -> None:
     from pbp import request_size
     from pbp.web import (
         actions,
+        activity,
         auth,
         base_url,
         blog,
@@ -28,6 +29,7 @@ def init_app(app: Flask) -> None:
         referee,
         roster,
         roster_admin,
+        saved_drafts,
         signup,
         times,
         tokens,
@@ -52,6 +54,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(referee.bp)
     app.register_blueprint(roster_admin.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(activity.bp)
     app.register_blueprint(turns.bp)
     app.register_blueprint(roster.characters_bp)
     app.register_blueprint(roster.tables_bp)
@@ -59,6 +62,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
+    app.register_blueprint(saved_drafts.bp)  # before blog's catch-all /c/<slug>/<character>/
     unread.init_app(app)  # "Mark all read" and the new_mark() template global
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.

@@ -26,6 +26,13 @@ from flask_login import LoginManager, login_user, logout_user
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from pbp import limits, rate_limits
+from pbp.inputs.accounts import (
+    AcceptInviteIn,
+    ChangePasswordIn,
+    LoginIn,
+    NewPasswordIn,
+    ResetRequestIn,
+)
 from pbp.inputs.invites import InviteIn
 from pbp.request_db import get_session
 from pbp.services import campaigns
@@ -187,13 +194,14 @@ def login(act: Act):
     """A refused login is answered with the form, not raised: its failure is counted and
     audited, so the declared path commits it (pbp.services.accounts.backoff)."""
     form = forms.LoginForm()
-    if not form.validate():
+    typed = forms.checked(form, LoginIn)
+    if typed is None:
         return _login_form(form, status=REFUSED_FORM)
     try:
         logged_in = backoff.log_in(
             session=act.session,
-            email=form.email.data or "",  # the form requires both
-            password=form.password.data or "",
+            email=typed.email,
+            password=typed.password,
             now=act.now,
             backoff=_backoff(),
             secret_key=app_secret(),
@@ -213,7 +221,7 @@ def login(act: Act):
         return _login_form(form, status=exc.status, resend_form=resend_form)
     session.clear()  # a fresh session for the new identity
     login_user(LoginUser(user))
-    response = redirect(safe_next(form.next.data, url_for("public.index")))
+    response = redirect(safe_next(typed.next, url_for("public.index")))
     _remember_device(response, logged_in.device)
     return response
 
@@ -311,16 +319,13 @@ def invite(act: Act, token: str):
         session=act.session, token=token, secret_key=app_secret(), now=act.now
     )
     user = act.user
-    form = forms.JoinForm() if user else forms.AcceptInviteForm()
-    if not form.validate():
-        return _invite_page(token, form, REFUSED_FORM)
     fields: dict[str, Any] = {"user": user}
     if user is None:
-        fields = {
-            "email": form.email.data,
-            "display_name": form.display_name.data,
-            "password": form.password.data,
-        }
+        form = forms.AcceptInviteForm()
+        typed = forms.checked(form, AcceptInviteIn)
+        if typed is None:
+            return _invite_page(token, form, REFUSED_FORM)
+        fields = typed.model_dump(include={"email", "display_name", "password"})
     joined = accounts.accept_invite(
         session=act.session, token=token, secret_key=app_secret(), now=act.now, **fields
     )
@@ -344,18 +349,19 @@ def _reset_request_page():
 @action(bp, "/reset", role="anyone", page=_reset_request_page, get=True)
 def reset_request(act: Act):
     form = forms.ResetRequestForm()
-    if not form.validate():
+    typed = forms.checked(form, ResetRequestIn)
+    if typed is None:
         return render_template("auth/reset_request.html", form=form), REFUSED_FORM
     accounts.request_password_reset(
         session=act.session,
-        email=form.email.data or "",  # required by the form
+        email=typed.email,
         secret_key=app_secret(),
         base_url=current_app.config["PBP_BASE_URL"],
         now=act.now,
         mail_from=current_app.config.get("MAIL_FROM"),
         sender=act.sender,
     )
-    return render_template("auth/reset_sent.html", email=(form.email.data or "").strip())
+    return render_template("auth/reset_sent.html", email=typed.email)
 
 
 def _reset_page(token: str, form=None, status: int = 200):
@@ -375,13 +381,14 @@ def reset(act: Act, token: str):
         session=act.session, token=token, secret_key=app_secret(), now=act.now
     )
     form = forms.ResetPasswordForm()
-    if not form.validate():
+    typed = forms.checked(form, NewPasswordIn)
+    if typed is None:
         return _reset_page(token, form, REFUSED_FORM)
     user = accounts.reset_password(
         session=act.session,
         token=token,
         secret_key=app_secret(),
-        password=form.password.data or "",  # required by the form
+        password=typed.password,
         now=act.now,
     )
     session.clear()
@@ -409,13 +416,14 @@ def change_password(act: Act):
     """Every other session of the account ends (a stolen cookie with it); this one is
     logged in again with the new password's session id."""
     form = forms.ChangePasswordForm()
-    if not form.validate():
+    typed = forms.checked(form, ChangePasswordIn)
+    if typed is None:
         return _password_page(form, REFUSED_FORM)
     user = accounts.change_password(
         session=act.session,
         user=act.account,
-        current=form.current.data or "",  # required by the form
-        password=form.password.data or "",
+        current=typed.current,
+        password=typed.password,
         now=act.now,
     )
     session.clear()

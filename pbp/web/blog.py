@@ -16,7 +16,7 @@ from flask import Blueprint, render_template, request, url_for
 
 from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
 from pbp.request_db import get_session
-from pbp.services import campaigns, unread
+from pbp.services import campaigns, saved_drafts, unread
 from pbp.services.noteworthy import blog_pages, hidden_entries, hosted_blog, play
 from pbp.web import access
 from pbp.web import unread as unread_marks
@@ -53,12 +53,19 @@ def _previewing(act: Act) -> bool:
 
 @login_required
 def _write_page(slug: str, preview=None):
-    """The write form; after a preview or a refusal, exactly as it was typed (a GET has no
-    form, so its fields are empty)."""
+    """The write form; after a preview or a refusal, exactly as it was typed. A GET shows
+    the writer's saved draft (issue #29 item 5), or empty fields when there is none."""
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     character = access.my_character(session, campaign)
     form = {k: request.form.get(k, "") for k in ENTRY_FIELDS}
+    draft = None
+    if request.method != "POST":
+        draft = saved_drafts.my_draft(
+            session=session, user=current_account(), campaign=campaign, form="entry"
+        )
+        if draft is not None:
+            form = {k: str(draft.fields.get(k, "")) for k in ENTRY_FIELDS}
     turn = play.open_turn(session=session, campaign=campaign)
     option = play.challenge_option(
         session=session, campaign=campaign, character=character, turn=turn
@@ -72,6 +79,7 @@ def _write_page(slug: str, preview=None):
         preview=preview,
         moods=_mood_suggestions(campaign),
         turn=turn,
+        draft=draft,
     )
 
 
@@ -245,7 +253,17 @@ def entry(slug: str, character: str, entry_id: int):
         now=now(),
     )
     note_error = refused("blog.add_note")
-    typed_note = {k: request.form.get(k, "") for k in NOTE_FIELDS} if note_error else None
+    typed = note_error or refused("drafts.save")
+    typed_note = {k: request.form.get(k, "") for k in NOTE_FIELDS} if typed else None
+    draft = None
+    if typed_note is None and page.mine is not None:
+        # The note form opens with the writer's saved draft (issue #29 item 5).
+        draft = saved_drafts.my_draft(
+            session=session, user=current_account(), campaign=campaign, form="note",
+            target_id=entry_id,
+        )  # fmt: skip
+        if draft is not None:
+            typed_note = {k: str(draft.fields.get(k, "")) for k in NOTE_FIELDS}
     reading = unread.Reading()
     user = current_account()
     if user is not None and current_membership(campaign) is not None:
@@ -271,6 +289,7 @@ def entry(slug: str, character: str, entry_id: int):
         versions=page.versions,
         typed_note=typed_note,
         note_error=note_error,
+        draft=draft,
         editable=page.editable,
         note_counts=page.note_counts,
     )

@@ -1,64 +1,48 @@
-"""WTForms classes for the account pages (login, invites, password reset), and `parsed`:
-the game's forms read with the API's own input models (pbp.inputs).
+"""The account pages' forms, drawn with WTForms (labels, hints and the CSRF token), and
+how every page reads a form: with the input models of pbp.inputs, the API's own.
 
-Every form is a `FlaskForm`, so it carries the CSRF token; templates render it with
-`form.hidden_tag()`. Validators here only check shape (present, long enough, same
-twice); the rules themselves live in pbp.services.accounts.logins.
+`checked` reads an account form with its model (pbp.inputs.accounts) and puts each reason
+beside its field; `parsed` reads a game's form and refuses it as a whole. The rules
+themselves live in the services (pbp.services.accounts.logins for the accounts).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TypeVar
 
 from flask_wtf import FlaskForm
 from pydantic import ValidationError as InputError
 from wtforms import HiddenField, PasswordField, StringField, SubmitField
-from wtforms.validators import EqualTo, InputRequired, Length, Optional, Regexp
 
+from pbp import limits
 from pbp.errors import UserError
 from pbp.inputs import Body
-from pbp.services.accounts.logins import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
-
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
 
-def _email_field(label: str = "Email address", required: bool = True) -> StringField:
-    presence = InputRequired() if required else Optional()
+def _email_field(label: str = "Email address") -> StringField:
     return StringField(
-        label,
-        validators=[
-            presence,
-            Length(max=320),
-            Regexp(_EMAIL, message="This is not an email address."),
-        ],
-        render_kw={"autocomplete": "email", "type": "email", "spellcheck": "false"},
+        label, render_kw={"autocomplete": "email", "type": "email", "spellcheck": "false"}
     )
 
 
 def _new_password_fields(label: str = "New password") -> tuple[PasswordField, PasswordField]:
     password = PasswordField(
         label,
-        validators=[InputRequired(), Length(min=MIN_PASSWORD_LENGTH, max=MAX_PASSWORD_LENGTH)],
-        description=f"At least {MIN_PASSWORD_LENGTH} characters; a few words make a good one.",
+        description=f"At least {limits.PASSWORD_MIN} characters; a few words make a good one.",
         render_kw={"autocomplete": "new-password"},
     )
-    confirm = PasswordField(
-        f"{label} again",
-        validators=[InputRequired(), EqualTo("password", message="The two passwords differ.")],
-        render_kw={"autocomplete": "new-password"},
-    )
+    confirm = PasswordField(f"{label} again", render_kw={"autocomplete": "new-password"})
     return password, confirm
+
+
+def _current_password(label: str) -> PasswordField:
+    return PasswordField(label, render_kw={"autocomplete": "current-password"})
 
 
 class LoginForm(FlaskForm):
     email = _email_field()
-    password = PasswordField(
-        "Password",
-        validators=[InputRequired(), Length(max=MAX_PASSWORD_LENGTH)],
-        render_kw={"autocomplete": "current-password"},
-    )
+    password = _current_password("Password")
     next = HiddenField()
     submit = SubmitField("Log in")
 
@@ -76,7 +60,6 @@ class JoinForm(FlaskForm):
 class AcceptInviteForm(FlaskForm):
     display_name = StringField(
         "Your name",
-        validators=[InputRequired(), Length(max=120)],
         description="Shown to the referee and the other players.",
         render_kw={"autocomplete": "nickname"},
     )
@@ -91,11 +74,7 @@ class ResetRequestForm(FlaskForm):
 
 
 class ChangePasswordForm(FlaskForm):
-    current = PasswordField(
-        "Current password",
-        validators=[InputRequired(), Length(max=MAX_PASSWORD_LENGTH)],
-        render_kw={"autocomplete": "current-password"},
-    )
+    current = _current_password("Current password")
     password, confirm = _new_password_fields()
     submit = SubmitField("Change my password")
 
@@ -112,7 +91,6 @@ class SignupForm(FlaskForm):
 
     display_name = StringField(
         "Your name",
-        validators=[InputRequired(), Length(max=120)],
         description="Shown to the referees and players you play with.",
         render_kw={"autocomplete": "nickname"},
     )
@@ -162,6 +140,29 @@ def parsed(model: type[M], typed: Mapping[str, object]) -> M:
         raise FormRefused("; ".join(_said(model, e) for e in exc.errors())) from exc
 
 
+def checked(form: FlaskForm, model: type[M]) -> M | None:
+    """An account form's fields read with `model`, or None with each reason put beside its
+    field (the page is drawn again, with 422 and what was typed)."""
+    typed = {name: form[name].data or "" for name in model.model_fields if name in form}
+    try:
+        return model.model_validate(typed)
+    except InputError as exc:
+        for error in exc.errors():
+            reason = _said(model, error)
+            reason = reason[:1].upper() + reason[1:] + ("" if reason.endswith(".") else ".")
+            name = str(error["loc"][0]) if error["loc"] else ""
+            if name in form:
+                form[name].errors = [*form[name].errors, reason]
+            else:
+                form.form_errors.append(reason)
+        return None
+
+
+# pydantic's word for a short text; "too_short" when the length is checked after a
+# validator (pbp.inputs.Text's), as for every other sized value.
+TOO_SHORT = ("string_too_short", "too_short")
+
+
 def _said(model: type[Body], error) -> str:
     name = str(error["loc"][0]) if error["loc"] else ""
     what = model.names.get(name, name.replace("_", " "))
@@ -169,7 +170,7 @@ def _said(model: type[Body], error) -> str:
         what = model.names.get(f"{name}[]", what)
     ctx = error.get("ctx") or {}
     kind = error["type"]
-    if kind == "missing" or (kind == "string_too_short" and not error.get("input")):
+    if kind == "missing" or (kind in TOO_SHORT and not error.get("input")):
         return model.needed.get(name, f"{what} is needed")
     text = isinstance(error.get("input"), str)
     if kind == "string_too_long" or (kind == "too_long" and text):
@@ -178,6 +179,8 @@ def _said(model: type[Body], error) -> str:
             f"{what} may be at most {limit:,} characters; this one has {length:,}: "
             f"shorten it by {length - limit:,}"
         )
+    if kind in TOO_SHORT and text:
+        return f"{what} must have at least {ctx['min_length']:,} characters"
     if kind == "too_long":
         return f"give at most {ctx['max_length']} {what}"
     if name in model.wrong:

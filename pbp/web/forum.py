@@ -24,7 +24,7 @@ from pbp.errors import Forbidden, UserError
 from pbp.inputs.forum import CharacterForIn, OwnCharacterIn, PostEdit, PostIn, SheetIn
 from pbp.models import Campaign
 from pbp.request_db import get_session
-from pbp.services import campaigns, unread
+from pbp.services import campaigns, saved_drafts, unread
 from pbp.services.forum import characters, drafts, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
 from pbp.services.forum.export import export_forum
@@ -85,10 +85,36 @@ def _draft(*, strict: bool = True) -> Draft:
 
 
 def _typed_draft(endpoint: str, preview: str | None) -> Draft | None:
-    """The post form as typed, when it comes back (refused, or previewed); else None."""
-    if preview is None and refused(endpoint) is None:
+    """The post form as typed, when it comes back (refused, or previewed, or its saved
+    draft refused); else None."""
+    if preview is None and refused(endpoint) is None and refused("drafts.save") is None:
         return None
     return _draft(strict=False)
+
+
+def _saved(campaign: Campaign, form: str, target_id: int = 0):
+    """The viewer's saved draft of a post form (issue #29 item 5): the row, and the form's
+    fields from it."""
+    saved = saved_drafts.my_draft(
+        session=get_session(),
+        user=current_account(),
+        campaign=campaign,
+        form=form,
+        target_id=target_id,
+    )
+    if saved is None:
+        return None, None
+    fields = saved.fields
+    recipients = fields.get("recipients") or []
+    draft = Draft(
+        body=str(fields.get("body", "")),
+        kind=str(fields.get("kind") or "ic"),
+        audience=str(fields.get("audience") or "all"),
+        recipient_ids=tuple(n for v in recipients if (n := _int(str(v), strict=False)) is not None),
+        character_id=_int(str(fields.get("character_id", "")), strict=False),
+        roll_visibility=str(fields.get("roll_visibility") or "public"),
+    )
+    return saved, draft
 
 
 def _checked(draft: Draft) -> Draft:
@@ -199,9 +225,11 @@ def _thread_page(
     )
     context: dict = {"kinds": KINDS}
     if viewer.is_member:
-        draft = _typed_draft("forum.reply", preview)
+        draft, saved = _typed_draft("forum.reply", preview), None
+        if draft is None:
+            saved, draft = _saved(campaign, "post", thread_id)
         extra = {} if preview is None else {"preview": preview, "commands": commands}
-        context |= _form_context(campaign, viewer, draft, **extra)
+        context |= _form_context(campaign, viewer, draft, saved_draft=saved, **extra)
     reading = unread.Reading()
     user = current_account()
     if user is not None and viewer.is_member:
@@ -317,12 +345,17 @@ def _new_page(slug: str, preview: str | None = None, commands: list[str] | None 
     campaign = _forum(slug)
     require_member(campaign)
     draft = _typed_draft("forum.new_thread", preview)
+    title = request.form.get("title", "") if draft else ""
+    saved = None
+    if draft is None:
+        saved, draft = _saved(campaign, "scene")
+        title = str(saved.fields.get("title", "")) if saved else ""
     extra = {} if preview is None else {"preview": preview, "commands": commands}
     return render_template(
         "forum/new.html",
         campaign=campaign,
-        title=request.form.get("title", "") if draft else "",
-        **_form_context(campaign, _viewer(campaign), draft, **extra),
+        title=title,
+        **_form_context(campaign, _viewer(campaign), draft, saved_draft=saved, **extra),
     )
 
 

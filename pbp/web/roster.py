@@ -7,9 +7,11 @@ from flask import Blueprint, render_template
 from pbp.errors import NotFound
 from pbp.request_db import get_session
 from pbp.services import campaigns
+from pbp.services.alive import hiatus
 from pbp.services.cards import tables as cards
 from pbp.services.forum.rolls import Viewer
 from pbp.web.access import current_account, current_membership
+from pbp.web.actions import now
 
 characters_bp = Blueprint("characters", __name__, url_prefix="/c/<slug>/characters")
 tables_bp = Blueprint("tables", __name__, url_prefix="/c/<slug>/tables")
@@ -25,6 +27,7 @@ def index(slug: str):
         "roster/characters.html",
         campaign=campaign,
         characters=campaigns.characters(session=session, campaign=campaign),
+        away=hiatus.away_until(session=session, campaign=campaign, now=now()),
     )
 
 

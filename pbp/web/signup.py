@@ -18,6 +18,7 @@ from flask import (
 )
 from flask_login import login_user
 
+from pbp.inputs.accounts import NewPasswordIn, ResendConfirmationIn, SignupIn
 from pbp.request_db import get_session
 from pbp.services.accounts import signup
 from pbp.services.mail import send as mail_send
@@ -73,12 +74,13 @@ def signup_page(act: Act):
     if not is_open():
         return render_template("auth/signup_closed.html"), 404
     form = forms.SignupForm()
-    if not form.validate():
+    typed = forms.checked(form, SignupIn)
+    if typed is None:
         return _signup_page(form, REFUSED_FORM)
     email = signup.sign_up(
         session=act.session,
-        email=form.email.data or "",  # required by the form
-        display_name=form.display_name.data or "",
+        email=typed.email,
+        display_name=typed.display_name,
         now=act.now,
         **_links(),
     )
@@ -110,13 +112,14 @@ def confirm(act: Act, token: str):
         session=act.session, token=token, secret_key=app_secret(), now=act.now
     )
     form = forms.ConfirmSignupForm()
-    if not form.validate():
+    typed = forms.checked(form, NewPasswordIn)
+    if typed is None:
         return _confirm_page(token, form, REFUSED_FORM)
     user = signup.confirm_account(
         session=act.session,
         token=token,
         secret_key=app_secret(),
-        password=form.password.data or "",  # required by the form
+        password=typed.password,
         now=act.now,
     )
     session.clear()  # a fresh session for the new identity
@@ -137,8 +140,9 @@ def resend(act: Act):
     if not is_open():
         abort(404)
     form = forms.ResendConfirmationForm()
-    if not form.validate():
+    typed = forms.checked(form, ResendConfirmationIn)
+    if typed is None:
         return render_template("auth/signup_resend.html", form=form), REFUSED_FORM
-    email = (form.email.data or "").strip()  # required by the form
+    email = typed.email
     signup.resend_confirmation(session=act.session, email=email, now=act.now, **_links())
     return render_template("auth/signup_sent.html", email=email, again=True)

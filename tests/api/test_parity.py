@@ -62,6 +62,14 @@ TWINS = {
     "cards.new": "open_table",
     "cards.act": "move",
     "player.blog": "choose_blog",
+    # keeping a game alive (pbp.web.activity, issue #30)
+    "activity.settings": "put_activity_settings",
+    "activity.away": "set_away",
+    "activity.back": "end_away",
+    # saved drafts of the write forms (pbp.web.saved_drafts; the autosave script posts the
+    # same form as the Save draft button)
+    "drafts.save": "save_draft",
+    "drafts.discard": "delete_draft",
     # the secret calendar address (pbp.web.calendar)
     "calendar.make": "make_calendar",
     "calendar.revoke": "revoke_calendar",
@@ -126,6 +134,13 @@ def test_a_rate_limited_page_action_is_rate_limited_in_the_api_too():
     limited = {web: TWINS[web] for web in CONTENT_ENDPOINTS if web in TWINS}
     assert limited.keys() == CONTENT_ENDPOINTS
     assert set(limited.values()) <= CONTENT_OPERATIONS, set(limited.values()) - CONTENT_OPERATIONS
+
+
+def test_the_draft_budget_holds_in_the_api_too():
+    """Issue #29 item 5: the autosave's per-account budget holds whichever way it comes."""
+    from pbp.rate_limits import DRAFT_ENDPOINTS, DRAFT_OPERATIONS
+
+    assert {TWINS[web] for web in DRAFT_ENDPOINTS} == DRAFT_OPERATIONS
 
 
 def test_the_lists_name_only_routes_that_exist_and_each_once(app):

@@ -10,6 +10,8 @@ the game's own rules answered (e.g. posting an event while turn 1 is open is a c
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from pbp.api import OPERATIONS
@@ -80,6 +82,44 @@ MATRIX = {
         "/campaigns/{slug}/me/mail",
         {"events": True, "digest": True, "notes_on_mine": False, "challenges": True, "forum": True},
         MEMBERS,
+    ),
+    # A member's own saved draft (issue #29 item 5): none yet to read (404), any member
+    # saves and deletes their own.
+    "get_draft": (
+        "GET",
+        "/campaigns/{slug}/drafts/entry",
+        None,
+        {ANON: 401, STRANGER: 403, PLAYER: 404, OTHER: 404, REF: 404},
+    ),
+    "save_draft": (
+        "PUT",
+        "/campaigns/{slug}/drafts/entry",
+        {"fields": {"body": "Half of it"}},
+        MEMBERS,
+    ),
+    "delete_draft": ("DELETE", "/campaigns/{slug}/drafts/entry", None, MEMBERS),
+    # Keeping a game alive (issue #30): the activity check is the referee's; a hiatus is a
+    # player's own (any member reads theirs).
+    "get_activity": ("GET", "/campaigns/{slug}/activity", None, only_referee(200)),
+    "put_activity_settings": (
+        "PUT",
+        "/campaigns/{slug}/activity/settings",
+        {"nudge_hours": [48, 24], "overdue_hours": 0, "rule_count": 1},
+        only_referee(200),
+    ),
+    "get_away": ("GET", "/campaigns/{slug}/me/away", None, MEMBERS),
+    "set_away": (
+        "PUT",
+        "/campaigns/{slug}/me/away",
+        {"until": (datetime.now(UTC) + timedelta(days=30)).date().isoformat(), "note": "Away"},
+        {**MEMBERS, REF: 400},  # let through, then "the referee runs the game"
+    ),
+    # Let through, then "you are not marked away".
+    "end_away": (
+        "DELETE",
+        "/campaigns/{slug}/me/away",
+        None,
+        {**MEMBERS, PLAYER: 409, OTHER: 409, REF: 409},
     ),
     "list_invites": ("GET", "/campaigns/{slug}/invites", None, only_referee(200)),
     "resend_invite": (

@@ -5,8 +5,9 @@ Noteworthy asks that all players "receive notification at the same time". For ea
 to 24 players we measure the spread between the first and the last message the local SMTP
 server accepts, with real commits (one per delivered message, as in production), and
 compare it with a baseline measured in the same run: a plain smtplib loop sending the same
-24 prebuilt messages over one connection, with no database at all. The goal is a spread
-under 2 s; it is reported, not asserted (timing asserts make flaky suites).
+24 prebuilt messages over one connection, with no database at all. Target: pbp's median
+spread at most 3x that baseline's (issue #34: a ratio, not the 2 s it used to be, which
+judged the machine); printed as a figure, not asserted (timing asserts make flaky suites).
 
 ``PBP_BENCH_SCALE=small`` (3 events) or ``full`` (20 events, the default). Run with::
 
@@ -29,13 +30,14 @@ from sqlmodel import Session, select
 from pbp.models import Event, OutboxMessage, Turn
 from pbp.services.mail import notifications
 from pbp.services.mail.send import SmtpTransport, build_email, send_pending
+from tests.bench.figures import figure
 from tests.factories import drop_committed_campaign, make_campaign, make_characters
 from tests.services.mail.test_outbox import NOW, SETTINGS
 from tests.smtpserver import SmtpServer
 
 PLAYERS = 24
 SCALES = {"small": 3, "full": 20}
-GOAL_SECONDS = 2.0
+TARGET_RATIO = 3.0  # pbp's spread over a plain smtplib loop's, in the same run
 
 
 def _rounds() -> int:
@@ -127,5 +129,4 @@ def test_event_spread_for_24_players(engine, campaign):
     print(f"  ratio pbp / plain smtplib    {ratio:8.2f}x")
     print(f"  queue 24 rows + commit       median {ms(queue_times)}")
     print(f"  send_pending (claim..sent)   median {ms(send_times)}")
-    verdict = "under" if max(pbp_spreads) < GOAL_SECONDS else "OVER"
-    print(f"  worst spread is {verdict} the {GOAL_SECONDS:.0f} s goal")
+    figure("mail.spread_over_smtplib", ratio, better="lower", target=TARGET_RATIO, guard=False)

@@ -2,8 +2,11 @@
 asserts only correctness).
 
 Each shape of tests/markdown_shapes.py (a unit repeated, or generated nesting) is cut to
-the longest text `pbp.markup.check_shape` accepts within the limit, then rendered. Target:
-the worst below 200 ms. The baseline in the same run is ordinary prose of the same length.
+the longest text `pbp.markup.check_shape` accepts within the limit, then rendered. The
+baseline in the same run is ordinary prose of the same length. Target: the worst shape at
+most 10x that prose (the 200 ms it used to be, over the prose's 20 ms on a quiet machine, as
+a ratio that holds on any machine; issue #34). Prose's instruction count is in
+tests/bench/test_bench_instructions.py.
 A longer text of the shape is refused before rendering: the time of that refusal is
 printed too. ``PBP_BENCH_SCALE=small`` renders each shape once at a quarter of the limit
 (a smoke size for CI). Run with::
@@ -18,10 +21,11 @@ import pytest
 
 from pbp import limits
 from pbp.markup import TooIntricate, check_shape, render_markdown
+from tests.bench.figures import figure
 from tests.markdown_shapes import longest_accepted, shapes
 
 SCALES = {"full": (limits.POST_BODY, 3), "small": (limits.POST_BODY // 4, 1)}
-TARGET_MS = 200.0
+TARGET_RATIO = 10.0  # the worst shape's render over prose's of the same length
 PROSE = (
     "The captain *looked* at the [map](https://example.org/map) and said: "
     '"We sail at dawn."\nShe folded it twice.\n\n'
@@ -70,7 +74,7 @@ def test_bench_markdown_worst_shapes_at_the_limit():
     assert all(length > 0 for _, _, length, _ in rows)
     lines = [
         f"\nMarkdown at the limit ({limit:,} characters), {len(rows)} shapes, fastest of "
-        f"{runs} renders, CPU time; target < {TARGET_MS:.0f} ms; prose of that length "
+        f"{runs} renders, CPU time; prose of that length "
         f"{baseline:.1f} ms",
         f"  {'shape':34} {'accepted':>9} {'render':>9} {'x prose':>8} {'refusal':>9}",
     ]
@@ -80,3 +84,10 @@ def test_bench_markdown_worst_shapes_at_the_limit():
     worst = rows[0]
     lines.append(f"  worst: {worst[1]} at {worst[0]:.1f} ms")
     print("\n".join(lines))
+    figure(
+        "markup.worst_over_prose",
+        worst[0] / baseline,
+        better="lower",
+        target=TARGET_RATIO,
+        guard=False,
+    )

@@ -7,9 +7,11 @@ challenges and positions on them, so both pages run the live tally. The campaign
 written with bulk inserts into a database of its own (a SQLite file, or a scratch
 PostgreSQL database when PBP_TEST_DATABASE_URL is set), committed, and the pages are
 rendered through the Flask test client as the logged-in referee; an open challenge's entry
-page and a character page are timed too. Target: p95 under 150 ms (wall time; CPU time of
-this process is printed beside it, since the machine may be shared). For scale, a trivial
-page (a static file) and the campaign list are timed in the same run, and the planet and
+page and a character page are timed too. Target: each page's p95 at most 8x the campaign
+list's p50 in the same run (issue #34 item 3: a ratio, where 150 ms used to judge the
+machine; CPU time of this process is printed beside wall time, since the machine may be
+shared). For scale, a trivial page (a static file) and the campaign list are timed in the
+same run, and the planet and
 dashboard again with the startup objects frozen out of the garbage collector. The planet is
 timed as built (its page cache off) and then as readers get it between two changes (cached,
 pbp.web.page_cache). Timings are
@@ -71,13 +73,14 @@ from pbp.models import (
 )
 from pbp.rules import noteworthy as nw
 from pbp.services.accounts import logins as accounts
+from tests.bench.figures import figure
 
 T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
-TARGET_P95_MS = 150.0
+TARGET_RATIO = 8.0  # a page's p95 over the campaign list's p50, in the same run
 # The board's member is in this many campaigns, each at the scale's size (issue #29).
 BOARD_CAMPAIGNS = 10
-# The planet's and the scene's p95 with read marks, at most this times a non-member's.
+# The planet's and the scene's p95 with read marks, at most this times without them.
 READ_MARKS_RATIO = 1.2
 # (smaller campaign, larger campaign, timed runs per page)
 SCALES = {"full": ((6, 5), (24, 60), 60), "small": ((6, 3), (12, 10), 10)}
@@ -808,23 +811,21 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
         f"\nPages on {engine.dialect.name}: {big.characters} characters x {big.turns} turns "
         f"({big.entries:,} entries, {big.notes:,} notes; a scene of {big_forum.posts} posts), "
         f"built in {built_s:.1f} s; "
-        f"{runs} runs each; target p95 < {TARGET_P95_MS:.0f} ms; load average "
+        f"{runs} runs each; target p95 <= {TARGET_RATIO:.0f} x index; load average "
         + " ".join(f"{x:.1f}" for x in os.getloadavg())
         + f" on {os.cpu_count()} CPUs",
         static.line(),
         index.line(),
     ]
     for m in [*big_pages.values(), boards["big"]]:
-        mark = "ok" if m.p95 < TARGET_P95_MS else "SLOW"
-        lines.append(f"{m.line(index.p50)}  [{mark}]")
-    for with_marks, without in paired.values():
-        ratio = with_marks.p95 / without.p95
-        mark = "ok" if ratio <= READ_MARKS_RATIO else f"over {READ_MARKS_RATIO}x"
+        lines.append(m.line(index.p50))
+    marks_ratios = {}
+    for key, (with_marks, without) in paired.items():
+        marks_ratios[key] = ratio = with_marks.p95 / without.p95
         cpu = statistics.median(with_marks.cpu_ms) / statistics.median(without.cpu_ms)
         lines.append(with_marks.line(index.p50))
         lines.append(
             f"{without.line(index.p50)}  (with marks: p95 {ratio:.2f} x, cpu p50 {cpu:.2f} x)"
-            f" [{mark}]"
         )
     lines += [m.line(index.p50) for m in frozen]
     lines.append(cached.line(index.p50) + "  (built once, in the warm-up)")
@@ -836,6 +837,32 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
         + f"{boards['small'].queries}/{boards['big'].queries}"
     )
     print("\n".join(lines))
+    for key, m in big_pages.items():
+        name = key.split(" ")[0]
+        figure(
+            f"pages.{name}_over_index",
+            m.p95 / index.p50,
+            better="lower",
+            target=TARGET_RATIO,
+            guard=False,
+        )
+        figure(f"queries.{name}", m.queries, better="lower")
+    figure(
+        "pages.board_over_index",
+        boards["big"].p95 / index.p50,
+        better="lower",
+        target=TARGET_RATIO,
+        guard=False,
+    )
+    figure("queries.board", boards["big"].queries, better="lower")
+    for key, ratio in marks_ratios.items():
+        figure(
+            f"pages.{key}_read_marks_ratio",
+            ratio,
+            better="lower",
+            target=READ_MARKS_RATIO,
+            guard=False,
+        )
 
     for key in big_pages:
         assert small_pages[key].queries == big_pages[key].queries, (

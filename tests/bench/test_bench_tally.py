@@ -2,8 +2,10 @@
 
 Full size: 24 characters, 24 challenges (half of them in mutual pairs), 5,000 notes whose
 stances were read on arrival. What is timed is the pure rules, ``tally_turn`` (the service
-builds its input from five queries first; see pbp/services/tally.py). Target: median below
-5 ms (issue #19 item 4: an open turn is tallied on every planet, character and entry view).
+builds its input from five queries first; see pbp/services/tally.py). Its target is an
+instruction count, which holds on any machine: at most 30 M instructions in the service's
+order (tests/bench/test_bench_instructions.py; an open turn is tallied on every planet,
+character and entry view). The times here are printed beside their baseline.
 The baseline in the same run is the engine before that speed work, kept verbatim in
 tests/rules/noteworthy/reference.py (its tallies must be equal, and are asserted so here);
 the runs of the two alternate, so a busy machine slows both alike. The baseline shares the
@@ -42,7 +44,6 @@ SCALES = {"full": (24, 5_000, 101), "small": (6, 300, 3)}
 START = datetime(2024, 3, 1, tzinfo=UTC)
 CLOSES = START + timedelta(hours=23)
 TEXTS = ("Support.", "Oppose!", "+1", "-1", "I support this.", "How dramatic.", "Support. -1")
-TARGET_MS = 5.0
 
 
 def _scale() -> tuple[int, int, int]:
@@ -143,7 +144,7 @@ def test_bench_tally_crowded_turn():
     # The fastest run shows what the code costs when nothing else competes for the CPU.
     lines = [
         f"\nNoteworthy tally: {size} characters, {size} challenges, {note_count} notes; "
-        f"{runs} runs each; target < {TARGET_MS:.0f} ms (median)"
+        f"{runs} runs each"
     ]
     functions = (tally_turn, noteworthy_reference.tally_turn)
     for label, clock in (("CPU time", time.process_time), ("wall time", time.perf_counter)):

@@ -5,14 +5,17 @@ campaign's planet).
 
 The campaign is tests/bench/test_bench_pages.py's `build_campaign`: 24 characters over 60
 turns (12 over 10 at PBP_BENCH_SCALE=small), committed to a database of its own (a SQLite
-file, or a scratch PostgreSQL database with PBP_TEST_DATABASE_URL). wrk runs 2 threads and
-16 connections for 20 s (3 s small) on loopback, after 2 s of the same load to warm up
-(discarded). The planet is read by visitors, as most of its readers are, so after the
-warm-up it comes from the page cache (pbp.web.page_cache), as it does between two changes.
-The client shares the machine's cores with the server, so the ratio to hello-world is the
-figure to read. Targets (printed, not asserted): at least 0.25 of hello-world's
-requests/s, p99 under 200 ms, zero errors. Skipped when `wrk` is not installed
-(apt-get install wrk).
+file, or a scratch PostgreSQL database with PBP_TEST_DATABASE_URL). Both servers run at
+once; wrk (2 threads, 16 connections, on loopback) warms each up for 2 s (discarded), then
+loads them in alternating rounds, hello-world, planet, hello-world, ... (ROUNDS of each,
+4 s each, 1 s small), so a busy moment of the machine falls on both alike: three runs of
+one 20 s load each, one after another on one quiet machine, gave ratios of 0.14, 1.35 and
+0.39 (issue #34 item 3). The planet is read by visitors, as most of its readers are, so
+after the warm-up it comes from the page cache (pbp.web.page_cache), as it does between
+two changes. The client shares the machine's cores with the server, so the ratio to
+hello-world is the figure to read: its median over the rounds, with its spread. Targets
+(printed, not asserted): a median of at least 0.8 of hello-world's requests/s, zero
+errors. Skipped when `wrk` is not installed (apt-get install wrk).
 
     pytest -o addopts="" -s tests/bench/test_bench_web.py
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import uuid
 from dataclasses import dataclass
@@ -29,11 +33,13 @@ from dataclasses import dataclass
 import pytest
 
 from pbp.models import User
+from tests.bench.figures import figure
 from tests.bench.test_bench_pages import T0, _insert, bench_engine, build_campaign  # noqa: F401
 from tests.deploy.web import Web
 
-SCALES = {"full": ((24, 60), 20), "small": ((12, 10), 3)}  # (characters, turns), seconds
-TARGET_RATIO, TARGET_P99_MS = 0.25, 200.0
+SCALES = {"full": ((24, 60), 4), "small": ((12, 10), 1)}  # (characters, turns), round's s
+ROUNDS = 5  # of each server, alternating
+TARGET_RATIO = 0.8
 WARM_UP_SECONDS = 2
 
 
@@ -93,29 +99,46 @@ def test_bench_web_planet_vs_hello_world(bench_engine, tmp_path):  # noqa: F811 
             returning=True,
         )
         built = build_campaign(conn, characters=characters, turns=turns, referee_id=referee_id)
-    results = {}
-    for label, app, path in (
-        ("hello-world", "tests.bench.hello_app:app", "/"),
-        ("planet", "pbp:create_app()", f"/c/{built.slug}/"),
-    ):
-        server = Web(url, tmp_path / label, app=app, access_log=False)
-        try:
+    servers, targets = [], {}
+    try:
+        for label, app, path in (
+            ("hello-world", "tests.bench.hello_app:app", "/"),
+            ("planet", "pbp:create_app()", f"/c/{built.slug}/"),
+        ):
+            server = Web(url, tmp_path / label, app=app, access_log=False)
+            servers.append(server)
             page = server.wait_ready(path)
             if label == "planet":
                 assert f"Turn {turns}" in page
-            target = f"http://127.0.0.1:{server.port}{path}"
-            wrk(target, WARM_UP_SECONDS)  # both workers started, templates compiled
-            results[label] = wrk(target, seconds)
-        finally:
+            targets[label] = f"http://127.0.0.1:{server.port}{path}"
+            wrk(targets[label], WARM_UP_SECONDS)  # both workers started, templates compiled
+        rounds = [
+            (wrk(targets["hello-world"], seconds), wrk(targets["planet"], seconds))
+            for _ in range(ROUNDS)
+        ]
+    finally:
+        for server in servers:
             server.stop()
-    hello, planet = results["hello-world"], results["planet"]
-    ratio = planet.requests_per_second / hello.requests_per_second
-    print(f"\ngunicorn 2 workers x 4 threads, wrk 2 threads 16 connections, {seconds} s")
-    print(f"planet of {characters} characters x {turns} turns on {engine.dialect.name}")
-    print(hello.line("hello-world"))
-    print(planet.line("planet"))
-    print(
-        f"planet/hello-world ratio {ratio:.2f} (target >= {TARGET_RATIO});"
-        f" planet p99 {planet.p99_ms:.1f} ms (target < {TARGET_P99_MS:.0f});"
-        f" errors {planet.errors} (target 0)"
+    ratios = sorted(
+        planet.requests_per_second / hello.requests_per_second for hello, planet in rounds
     )
+    errors = sum(planet.errors for _, planet in rounds)
+    print(
+        "\ngunicorn 2 workers x 4 threads, wrk 2 threads 16 connections,"
+        f" {ROUNDS} alternating rounds of {seconds} s each"
+    )
+    print(f"planet of {characters} characters x {turns} turns on {engine.dialect.name}")
+    for n, (hello, planet) in enumerate(rounds, 1):
+        print(f"round {n}: " + hello.line("hello-world") + "  |  " + planet.line("planet"))
+    print(
+        f"planet/hello-world ratio: median {statistics.median(ratios):.2f}, spread"
+        f" {ratios[0]:.2f}-{ratios[-1]:.2f}; planet errors {errors} (target 0)"
+    )
+    figure(
+        "web.planet_over_hello",
+        statistics.median(ratios),
+        better="higher",
+        target=TARGET_RATIO,
+        guard=False,
+    )
+    figure("web.planet_errors", errors, better="lower", target=0)

@@ -4,6 +4,7 @@
     python -m tests.deploy.driver advance --db URL --now ISO
     python -m tests.deploy.driver mail    --db URL --smtp-port N [--limit N]
     python -m tests.deploy.driver digest  --db URL --now ISO
+    python -m tests.deploy.driver alive   --db URL --now ISO,ISO,...
 
 Each waits for --go FILE to exist (so several processes start their work together), then
 runs the production service function and writes one JSON line per result to --log (line
@@ -104,6 +105,20 @@ def _digest(args, engine, log) -> None:
         log.write(json.dumps({"queued": [row.id for row in queued]}) + "\n")
 
 
+def _alive(args, engine, log) -> None:
+    """The scheduler's turn and reminder jobs at each time of --now in turn (a fast clock):
+    step i waits for the go-file's sibling `<go>.<i>` (the test does what happens between
+    steps, then lets both workers run the next one) and logs {"step": i} when done."""
+    settings = MailSettings("http://pbp.test", "deploy-test-secret-" + "x" * 32, "pbp@pbp.test")
+    for step, at in enumerate(args.now.split(",")):
+        if step:
+            _wait_for(f"{args.go}.{step}")
+        now = datetime.fromisoformat(at)
+        cadence.advance_all_due(engine=engine, now=now, mail=settings)
+        sent = cadence.remind_all_due(engine=engine, now=now, mail=settings)
+        log.write(json.dumps({"step": step, "sent": sum(sent.values())}) + "\n")
+
+
 def _queued(engine) -> int:
     with engine.connect() as conn:
         query = sa.select(sa.func.count()).where(mail_send._due(utcnow()))
@@ -112,7 +127,7 @@ def _queued(engine) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="tests.deploy.driver")
-    parser.add_argument("job", choices=["poll", "advance", "mail", "digest"])
+    parser.add_argument("job", choices=["poll", "advance", "mail", "digest", "alive"])
     parser.add_argument("--db", required=True)
     parser.add_argument("--go", required=True, help="start once this file exists")
     parser.add_argument("--log", required=True)
@@ -133,7 +148,10 @@ def main(argv: list[str] | None = None) -> None:
             Path(args.ready).touch()
         _wait_for(args.go)
         log.write(json.dumps({"start": time.time()}) + "\n")
-        jobs = {"poll": _poll, "advance": _advance, "mail": _mail, "digest": _digest}
+        jobs = {
+            "poll": _poll, "advance": _advance, "mail": _mail, "digest": _digest,
+            "alive": _alive,
+        }  # fmt: skip
         jobs[args.job](args, engine, log)
     engine.dispose()
 

@@ -7,6 +7,8 @@
 
 And issue #27 item 2: an entry its author hid, and the notes on it, reach no other player,
 stranger or visitor on any GET route (pages, feeds, the API, the archive) or in the digest.
+Issue #29 item 5: a player's saved drafts (an entry and a note not yet posted) reach no one
+else on those channels, the referee included.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from pbp.models import Membership, OutboxMessage, User
+from pbp.models import Character, Membership, OutboxMessage, User
 from pbp.models.forum import Thread
-from pbp.services import export
+from pbp.services import export, saved_drafts
 from pbp.services.accounts import logins as accounts
 from pbp.services.forum.posts import delete_post
 from pbp.services.mail import notifications
@@ -146,6 +148,8 @@ def test_the_export_carries_no_invitees_address(db_session):
 # -- an entry its author hid (issue #27 item 2) --------------------------------------------
 
 HIDDEN = ("MKHIDDENTITLE", "MKHIDDENBODY", "MKHIDDENNOTE")
+#: Ada's saved drafts: hidden from everyone but Ada, the referee included.
+DRAFTS = ("MKDRAFTENTRYTITLE", "MKDRAFTENTRY", "MKDRAFTNOTE")
 
 
 @pytest.fixture
@@ -160,7 +164,7 @@ def hidden(auth, db_session):
         db_session.get(User, character.user_id).password_hash = accounts.hash_password(PASSWORD)
     turns.post_event(session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW)
     later = NOW + timedelta(hours=1)
-    hosted_blog.store_entry(
+    shown = hosted_blog.store_entry(
         session=db_session, character=ada, title="MKSHOWN", body_markdown="Out loud.",
         mood="Calm", now=later,
     )  # fmt: skip
@@ -171,6 +175,15 @@ def hidden(auth, db_session):
     hosted_blog.store_note(
         session=db_session, entry=secret, author=bram, body_markdown="MKHIDDENNOTE", now=later
     )
+    ada_user = db_session.get(User, ada.user_id)
+    for form, target_id, fields in (
+        ("entry", 0, {"title": "MKDRAFTENTRYTITLE", "mood": "Calm", "body": "MKDRAFTENTRY"}),
+        ("note", shown.id, {"body": "MKDRAFTNOTE", "stance": "none"}),
+    ):
+        saved_drafts.save_draft(
+            session=db_session, user=ada_user, campaign=campaign, form=form,
+            target_id=target_id, fields=fields, now=later,
+        )  # fmt: skip
     hidden_entries.hide_entry(
         session=db_session,
         actor=db_session.get(User, ada.user_id),
@@ -194,8 +207,9 @@ def hidden(auth, db_session):
         "slug": [campaign.slug],
         "character": [c.slug for c in chars],
         "character_id": [c.id for c in chars],
-        "entry_id": [secret.id],
+        "entry_id": [secret.id, shown.id],
         "number": [1],
+        "key": ["entry", f"note-{shown.id}"],
     }
     return campaign, referee, readers, values
 
@@ -232,13 +246,13 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
         seen = _everything(app, client, auth, db_session, user, values)
         assert any(u.startswith("/api/") for u in seen) and any(".atom" in u for u in seen)
         assert "MKSHOWN" in "\n".join(seen.values()), who  # the reads did read entries
-        for needle in HIDDEN:
+        for needle in HIDDEN + DRAFTS:
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
         if user is not None and who == "other player":
             mail = _mail_to(db_session, user)
             assert "MKSHOWN" in mail  # the digest was sent, with the shown entry
-            assert not any(needle in mail for needle in HIDDEN), mail
+            assert not any(needle in mail for needle in HIDDEN + DRAFTS), mail
 
 
 def test_the_referee_still_reads_the_hidden_entry(app, auth, client, db_session, hidden):
@@ -247,3 +261,20 @@ def test_the_referee_still_reads_the_hidden_entry(app, auth, client, db_session,
     everything = "\n".join(_everything(app, client, auth, db_session, referee, values).values())
     for needle in HIDDEN:
         assert needle in everything, needle
+    everything += _mail_to(db_session, referee)
+    for needle in DRAFTS:  # a player's draft is theirs alone, even to the referee
+        assert needle not in everything, needle
+
+
+def test_the_writer_reads_their_own_drafts(app, auth, client, db_session, hidden):
+    """The draft markers can be met where a draft would show: Ada's write form, her note
+    form on the shown entry and the API."""
+    campaign, _, _, values = hidden
+    first = db_session.exec(
+        select(Character).where(Character.campaign_id == campaign.id).order_by(Character.id)
+    ).first()  # Ada, the first character make_characters makes
+    ada = db_session.get(User, first.user_id)
+    seen = _everything(app, client, auth, db_session, ada, values)
+    for needle in DRAFTS:
+        assert any(needle in text for url, text in seen.items() if not url.startswith("/api/"))
+        assert any(needle in text for url, text in seen.items() if url.startswith("/api/"))

@@ -8,6 +8,9 @@ fetched, filled with every thread, post, roll and character, as another player, 
 whisper's recipient, a stranger and a visitor; and every email queued for them is read.
 No marker may show up, during play or after the end (when every roll is shown, but a
 hidden post's labels stay hidden). A route added later is checked without editing this test.
+
+Issue #29 item 5: a player's saved drafts (a reply and a new scene, not yet posted) carry
+markers too, which reach no one but their writer: not the other readers, not the GM.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from sqlmodel import select
 
 from pbp.models import OutboxMessage
 from pbp.models.forum import Thread
+from pbp.services import saved_drafts
 from pbp.services.accounts import calendar as calendars
 from pbp.services.forum import gm, posts, threads
 from pbp.web import forum as forum_web
@@ -35,6 +39,8 @@ auth = web_fixtures.auth  # the web tests' login helper, shared rather than copi
 POST_SECRETS = ("MKGMPOST", "MKGMTITLE", "MKGMPOSTROLL", "MKWHISPER", "MKWHISPERROLL", "MKDELETED")
 #: Labels of hidden rolls in a public post: hidden until the end reveals every roll.
 ROLL_SECRETS = ("MKGMROLL", "MKBLINDROLL")
+#: Ada's saved drafts, never posted: hidden from everyone but Ada, the GM included.
+DRAFT_SECRETS = ("MKDRAFTPOST", "MKDRAFTTITLE", "MKDRAFTSCENE")
 
 
 @pytest.fixture
@@ -73,6 +79,19 @@ def table(auth, db_session):
         session=db_session, campaign=table.campaign, post=post, actor=table.ada_user, now=T0
     )
     write(db_session, table, table.ada_user, "MKGMPOST body", title="MKGMTITLE", audience="gm")
+    for form, target_id, fields in (
+        ("post", thread.id, {"body": "MKDRAFTPOST I have not decided", "audience": "all"}),
+        ("scene", 0, {"title": "MKDRAFTTITLE", "body": "MKDRAFTSCENE"}),
+    ):
+        saved_drafts.save_draft(
+            session=db_session,
+            user=table.ada_user,
+            campaign=table.campaign,
+            form=form,
+            target_id=target_id,
+            fields=fields,
+            now=T0,
+        )
     db_session.commit()
     return table
 
@@ -97,7 +116,7 @@ def _readers(table):
 
 
 def _hidden(who: str, ended: bool) -> tuple[str, ...]:
-    secrets = POST_SECRETS if ended else POST_SECRETS + ROLL_SECRETS
+    secrets = DRAFT_SECRETS + (POST_SECRETS if ended else POST_SECRETS + ROLL_SECRETS)
     if who == "whisper recipient":
         secrets = tuple(s for s in secrets if not s.startswith("MKWHISPER"))
     return secrets
@@ -174,3 +193,16 @@ def test_the_markers_are_really_there_for_the_gm(app, auth, client, db_session, 
     everything = "\n".join(seen.values())
     for needle in POST_SECRETS + ROLL_SECRETS:
         assert needle in everything, needle
+    # A player's draft is theirs alone: the GM, who reads every post, reads no draft.
+    everything += "\n".join(_mail_to(db_session, table.gm))
+    for needle in DRAFT_SECRETS:
+        assert needle not in everything, f"the GM meets {needle}"
+
+
+def test_the_draft_markers_are_really_there_for_their_writer(app, auth, client, db_session, table):
+    """The draft markers can be met: Ada's reply form, new-scene form and the API show her
+    own drafts (so the searches above search where a draft would show)."""
+    seen = _fetch_everything(app, client, auth, db_session, table, "writer", table.ada_user)
+    for needle in DRAFT_SECRETS:
+        assert any(needle in text for url, text in seen.items() if not url.startswith("/api/"))
+        assert any(needle in text for url, text in seen.items() if url.startswith("/api/"))

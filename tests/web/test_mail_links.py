@@ -35,6 +35,7 @@ from pbp.models import OutboxMessage, Thread, User, utcnow
 from pbp.services import campaigns
 from pbp.services.accounts import backoff, signup
 from pbp.services.accounts import logins as accounts
+from pbp.services.alive import nudges
 from pbp.services.cards import tables as cards
 from pbp.services.forum import posts
 from pbp.services.forum.drafts import Draft
@@ -59,6 +60,7 @@ EXPECTED_KINDS = {
     *("event", "challenge", "note", "reminder", "results", "final", "digest"),
     *("forum_post", "invite", "password_reset", "signup_confirmation"),
     *("signup_existing", "login_failures"),
+    *("nudge", "overdue", "overdue_list", "away", "back"),  # keeping a game alive, #30
 }
 _TEXT_URL = re.compile(r"https?://[^\s<>\"']+")
 
@@ -315,10 +317,40 @@ def _open(app, clients: dict, kind: str, recipient: str, url: str):
     return client.get(path, follow_redirects=redirects)
 
 
+def _keep_alive(app, session, now) -> None:
+    """Issue #30: a nudge before the deadline and after it, the referee's overdue list, and
+    a player's going away and coming back (through the pages)."""
+    referee = _person(session, "Rhea")
+    campaign = campaigns.create_campaign(
+        session=session, referee=referee, name="Links Alive", settings={"opening_turns": 0}
+    )
+    dan, eve = (
+        campaigns.add_character(
+            session=session, campaign=campaign, name=n, user=_person(session, n)
+        )
+        for n in ("Dan", "Eve")
+    )
+    deadline = now - timedelta(hours=1)
+    turns.post_event(
+        session=session, campaign=campaign, text="Waiting.", actor=referee,
+        now=deadline - timedelta(hours=72), deadline=deadline,
+    )  # fmt: skip
+    for at in (deadline - timedelta(hours=24), deadline):
+        nudges.run(session=session, campaign=campaign, now=at, mail=MAIL)
+    session.commit()
+    eve_client = _login(app, session.get(User, eve.user_id))
+    until = (now + timedelta(days=10)).date().isoformat()
+    away = {"until": until, "note": "A week off."}
+    assert post_form(eve_client, f"/c/{campaign.slug}/me/away", away).status_code == 302
+    assert post_form(eve_client, f"/c/{campaign.slug}/me/back", {}).status_code == 302
+    del dan
+
+
 def test_every_link_in_every_mail_opens_for_its_recipient(app, db_session, smtp):
     now = utcnow().replace(microsecond=0) - timedelta(hours=2)
     _play_noteworthy(app, db_session, now)
     _play_forum(db_session, now)
+    _keep_alive(app, db_session, now)
     _account_mails(db_session, utcnow())  # a reset link lives an hour
 
     # Whatever the requests did not send already, delivered over SMTP (a day on: the

@@ -216,13 +216,14 @@ def test_the_schedule_reminder_is_set_on_the_settings_form(client, auth, game, d
     assert 'name="remind_hours" inputmode="numeric" size="4" value="6"' in client.get(
         base + "/"
     ).get_data(as_text=True)
-    # The dashboard says when the schedule will remind, once a turn has a deadline.
+    # The dashboard says when the schedule will nudge, once a turn has a deadline: the
+    # old reminder is the one nudge before it (issue #30), then the overdue one.
     auth.post(base + "/event", {"text": "The ball.", "expected_number": "1"})
     turn = db_session.exec(select(Turn).where(Turn.campaign_id == campaign.id)).one()
     at = turn.deadline.replace(tzinfo=turn.deadline.tzinfo or UTC) - timedelta(hours=6)
     board = client.get(base + "/").get_data(as_text=True)
     when = f'<time class="deadline" datetime="{at.isoformat()}">'
-    reminded = f"players with no entry yet are reminded {when}"
+    reminded = f"players with no entry yet are nudged {when}"
     assert reminded in board
 
 

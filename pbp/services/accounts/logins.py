@@ -36,8 +36,8 @@ from pbp.services.mail.settings import MailSettings
 INVITE_TTL = timedelta(days=limits.INVITE_DAYS)
 MAX_INVITE_TTL = timedelta(days=limits.MAX_INVITE_DAYS)
 RESET_TTL = timedelta(hours=2)
-MIN_PASSWORD_LENGTH = 10
-MAX_PASSWORD_LENGTH = 200
+MIN_PASSWORD_LENGTH = limits.PASSWORD_MIN
+MAX_PASSWORD_LENGTH = limits.PASSWORD_MAX
 PASSWORD_METHOD = "scrypt"  # werkzeug's scrypt (n=2**15, r=8, p=1), salted per hash
 
 _INVITE_SALT = "pbp-invite"

@@ -15,7 +15,7 @@ from pbp.markup import TooIntricate, render_markdown
 from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Post, PostRecipient, PostRevision, Thread
 from pbp.services import audit_actions as lines
-from pbp.services import audit_log
+from pbp.services import audit_log, saved_drafts
 from pbp.services.forum import rolls
 from pbp.services.forum.drafts import (
     AUDIENCES,
@@ -74,7 +74,10 @@ def create_thread(
         raise UserError(f"a title may be at most {MAX_TITLE} characters")
     prepared = _prepare(session, campaign, author, draft, html)
     thread = Thread(campaign_id=campaign.id, title=title, created_by=author.id, created_at=now)
-    return _store(session, campaign, thread, author, draft, prepared, mail, now)
+    post = _store(session, campaign, thread, author, draft, prepared, mail, now)
+    # Posted: the saved draft of the form goes in the same transaction (issue #29 item 5).
+    saved_drafts.discard(session=session, user=author, campaign=campaign, form="scene")
+    return post
 
 
 def create_post(
@@ -105,7 +108,11 @@ def create_post(
         session=session, campaign=campaign, viewer=viewer, thread=thread
     ):
         raise NotFound("there is no such thread")
-    return _store(session, campaign, thread, author, draft, prepared, mail, now)
+    post = _store(session, campaign, thread, author, draft, prepared, mail, now)
+    saved_drafts.discard(
+        session=session, user=author, campaign=campaign, form="post", target_id=thread.id
+    )
+    return post
 
 
 def _prepare(

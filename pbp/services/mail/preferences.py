@@ -45,6 +45,10 @@ PREFERENCE_OF = {
     "note": "notes_on_mine",
     "credited": "notes_as_mine",
     "challenge": "challenges",
+    # Keeping a game alive (pbp.services.mail.alive_mail): turn news, the forum's own
+    # preference in a forum game.
+    **{base: "events" for base in ("nudge", "overdue", "overdue_list", "away", "back")},
+    **{f"forum_{base}": "forum" for base in ("nudge", "overdue", "overdue_list", "away", "back")},
 }
 
 

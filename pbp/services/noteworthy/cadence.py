@@ -21,8 +21,8 @@ from pbp.errors import UserError
 from pbp.models import AuditLog, Campaign, Turn
 from pbp.services import audit_actions as lines
 from pbp.services.mail.notifications import queue_turn_waiting
-from pbp.services.noteworthy import reminders, turns
 from pbp.services.noteworthy import tally as tally_service
+from pbp.services.noteworthy import turns
 
 KINDS = ("manual", "daily", "hours")
 
@@ -168,54 +168,53 @@ def _wait(session, campaign, turn, reason, now, mail, outcome="closed, waiting")
 
 
 def remind_all_due(*, engine, now: datetime, mail, sender=None) -> dict[int, int]:
-    """The scheduler's job: in each campaign whose cadence asks for it (``remind_hours``),
-    once the open turn's deadline is that close, remind every player whose character has no
-    entry in the turn yet (Noteworthy: "In a turn, you post at least one in-character
-    entry"), as the referee's button does. Once per turn; a turn with no deadline never.
-    Returns {campaign id: reminders queued}."""
+    """The scheduler's reminder job: the nudges of every running campaign
+    (pbp.services.alive.nudges; Noteworthy: "In a turn, you post at least one in-character
+    entry"), and the referee's note that a player's hiatus is over. Each campaign in its
+    own transaction, under its lock: a second worker's job waits, then finds every nudge
+    claimed and sends nothing. Returns {campaign id: letters queued}."""
     from pbp.db import writing
     from pbp.errors import PbpError
+    from pbp.models import Hiatus
+    from pbp.services.alive import nudges
 
     with Session(engine) as session:
-        open_turns = session.exec(
-            select(Campaign, Turn)
-            .join(Turn, col(Turn.campaign_id) == Campaign.id)
-            .where(Turn.status == "open", col(Turn.deadline) > now)  # a NULL deadline is no match
-        ).all()
+        running = session.exec(select(Campaign).where(Campaign.status == "running")).all()
+        returning = set(
+            session.exec(
+                select(Hiatus.campaign_id).where(
+                    col(Hiatus.back_noted_at).is_(None), col(Hiatus.until) <= now
+                )
+            )
+        )
         due = [
-            (campaign.id, turn.id)
-            for campaign, turn in open_turns
-            if (at := reminds_at(campaign, turn)) is not None and at <= now
+            c.id
+            for c in running
+            if c.id in returning or nudges.pending(session=session, campaign=c, now=now)
         ]
+        due += [cid for cid in returning if cid not in due]
     done = {}
-    for campaign_id, turn_id in due:
+    for campaign_id in due:
         with writing(), Session(engine, expire_on_commit=False) as session:
-            campaign, turn = session.get(Campaign, campaign_id), session.get(Turn, turn_id)
-            assert campaign is not None and turn is not None  # read just before
+            campaign = session.get(Campaign, campaign_id)
+            assert campaign is not None  # read just before
             try:
-                # Under the campaign's lock: a second worker's job waits, then sees the
-                # first one's audit line and sends nothing.
                 turns.lock_campaign(session, campaign)
             except PbpError:  # SQLite: another writer holds the database; next minute
                 continue
-            scheduled = AuditLog.detail["scheduled"].as_boolean()  # not the referee's button
-            if _noted(session, campaign, turn, "remind", scheduled):
-                continue
-            done[campaign_id] = reminders.remind_missing(
-                session=session, campaign=campaign, turn=turn, mail=mail, now=now, actor=None
-            )
+            session.refresh(campaign)
+            done[campaign_id] = nudges.run(session=session, campaign=campaign, now=now, mail=mail)
             if sender is not None:
                 sender.send_after_commit(session=session)
             session.commit()
     return done
 
 
-def reminds_at(campaign: Campaign, turn: Turn) -> datetime | None:
-    """When the schedule reminds the turn's missing posters (None: it does not)."""
-    hours = ((campaign.settings or {}).get("cadence") or {}).get("remind_hours")
-    if not hours or turn.deadline is None:
-        return None
-    return turn.deadline - timedelta(hours=int(hours))
+def reminds_at(campaign: Campaign, turn: Turn) -> list[datetime]:
+    """When the schedule nudges the turn's players, before and after its deadline."""
+    from pbp.services.alive import nudges
+
+    return nudges.nudge_times(campaign, turn.deadline, turn.opened_at)
 
 
 def _noted(session: Session, campaign: Campaign, turn: Turn, action: str, *more) -> bool:

@@ -94,11 +94,11 @@ class Dashboard:
         return next((t for t in tailored if t["character_id"] == character_id), {})
 
     @property
-    def reminds_at(self) -> datetime | None:
-        """When the schedule reminds the players with no entry in the open turn, if it
-        does (the cadence's reminder, before a deadline)."""
+    def reminds_at(self) -> list[datetime]:
+        """When the schedule nudges the players with no entry in the open turn, before
+        and after its deadline (issue #30 item 1); none without a deadline."""
         if self.turn is None or self.turn.status != "open":
-            return None
+            return []
         return cadence.reminds_at(self.campaign, self.turn)
 
     @property

@@ -27,7 +27,7 @@ from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
-from pbp.services import lookups
+from pbp.services import lookups, saved_drafts
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import play, play_mail
 from pbp.services.noteworthy.ingest import (
@@ -128,7 +128,7 @@ def write_entry(
     character, checked = _write_checks(session, actor, campaign, mood, target_id)
     if checked != target:
         raise Conflict("the character you challenge changed name while you wrote: send again")
-    return _store_entry_html(
+    entry = _store_entry_html(
         session=session,
         character=character,
         title=title,
@@ -138,6 +138,9 @@ def write_entry(
         now=now,
         mail=mail,
     )
+    # Posted: the saved draft of the form goes in the same transaction (issue #29 item 5).
+    saved_drafts.discard(session=session, user=actor, campaign=campaign, form="entry")
+    return entry
 
 
 def own_entry(
@@ -325,9 +328,13 @@ def post_note(
     _note_checks(session, actor, campaign, entry_id, stance, now)
     html = rendered(session=session, text=text)
     character, entry = _note_checks(session, actor, campaign, entry_id, stance, now)
-    return _store_note_html(
+    note = _store_note_html(
         session=session, entry=entry, author=character, html=html, fate=fate, now=now, mail=mail
     )
+    saved_drafts.discard(
+        session=session, user=actor, campaign=campaign, form="note", target_id=entry_id
+    )
+    return note
 
 
 # -- storage, with no play checks ----------------------------------------------------------

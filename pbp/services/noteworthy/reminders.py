@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Blog, Campaign, Character, Entry, Turn, User
 from pbp.services import audit_actions as lines
+from pbp.services.alive import hiatus
 from pbp.services.mail.notifications import queue_reminder
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import turns
@@ -52,10 +53,16 @@ def remind_missing(
     now: datetime,
     actor: User | None,
 ) -> int:
-    """Queue a reminder to every player in `missing_posters` and note it in the audit log;
+    """Queue a reminder to every player in `missing_posters` but those away (a hiatus),
+    and note it in the audit log;
     returns how many. The referee's (`actor`) at most once an hour each, the schedule's
     (`actor` None) once a turn."""
-    missing = missing_posters(session=session, campaign=campaign, turn=turn)
+    away = hiatus.current(session, campaign, now)  # away players get no nudge (issue #30)
+    missing = [
+        (character, player)
+        for character, player in missing_posters(session=session, campaign=campaign, turn=turn)
+        if player.id not in away
+    ]
     for character, player in missing:
         queue_reminder(
             session=session,

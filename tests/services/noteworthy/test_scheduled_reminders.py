@@ -46,11 +46,11 @@ def reminding_game(engine):
     drop_committed_campaign(engine, campaign)
 
 
-def _reminders(engine, campaign) -> list[str]:
+def _reminders(engine, campaign, kind="nudge") -> list[str]:
     with Session(engine) as session:
         rows = session.exec(
             select(OutboxMessage.recipient).where(
-                OutboxMessage.campaign_id == campaign.id, OutboxMessage.kind == "reminder"
+                OutboxMessage.campaign_id == campaign.id, OutboxMessage.kind == kind
             )
         ).all()
     return sorted(rows)
@@ -60,6 +60,8 @@ def _reminders(engine, campaign) -> list[str]:
 def test_players_with_no_entry_are_reminded_once_when_the_deadline_is_that_close(
     engine, reminding_game
 ):
+    """A campaign from before issue #30 keeps its one reminder (cadence remind_hours) as
+    its one nudge before the deadline."""
     campaign, waiting = reminding_game
     remind = lambda at: cadence.remind_all_due(engine=engine, now=at, mail=SETTINGS)  # noqa: E731
     assert campaign.id not in remind(DEADLINE - timedelta(hours=6, seconds=1))
@@ -70,20 +72,29 @@ def test_players_with_no_entry_are_reminded_once_when_the_deadline_is_that_close
     assert _reminders(engine, campaign) == waiting
     with Session(engine) as session:
         (line,) = session.exec(
-            select(AuditLog).where(AuditLog.campaign_id == campaign.id, AuditLog.action == "remind")
+            select(AuditLog).where(AuditLog.campaign_id == campaign.id, AuditLog.action == "nudge")
         ).all()
-    assert line.actor_id is None and line.detail == {"count": 2, "turn": 1, "scheduled": True}
+    assert line.actor_id is None
+    assert line.detail == {"count": 2, "turn": 1, "kind": "before:6", "key": "t1"}
 
 
 @pytest.mark.db
-def test_no_reminder_once_the_deadline_has_passed_or_without_the_setting(engine, reminding_game):
-    campaign, _ = reminding_game
-    assert campaign.id not in cadence.remind_all_due(engine=engine, now=DEADLINE, mail=SETTINGS)
+def test_after_the_deadline_the_overdue_nudge_and_without_the_setting_the_defaults(
+    engine, reminding_game
+):
+    campaign, waiting = reminding_game
+    # At the deadline: the overdue nudge to each silent player, and the referee's list.
+    assert cadence.remind_all_due(engine=engine, now=DEADLINE, mail=SETTINGS)[campaign.id] == 3
+    assert _reminders(engine, campaign, "overdue") == waiting
+    assert len(_reminders(engine, campaign, "overdue_list")) == 1
+    assert _reminders(engine, campaign) == []  # the before-nudge's time is gone
     with Session(engine) as session:
         kept = session.get(type(campaign), campaign.id)
         kept.settings = {**kept.settings, "cadence": {"kind": "hours", "hours": 24}}
         session.add(kept)
         session.commit()
+    # Without the old setting, the defaults: 48 h and 24 h before. A 24-hour turn has only
+    # the 24 h one (the 48 h one would be before it began), due from the turn's start.
     at = DEADLINE - timedelta(hours=1)
-    assert campaign.id not in cadence.remind_all_due(engine=engine, now=at, mail=SETTINGS)
-    assert _reminders(engine, campaign) == []
+    assert cadence.remind_all_due(engine=engine, now=at, mail=SETTINGS)[campaign.id] == 2
+    assert _reminders(engine, campaign) == waiting
