@@ -18,7 +18,8 @@ time limit (PBP_PAGE_CACHE_SECONDS) or the next change. A poll pass gathers its 
 store transactions' bumps in a `Batch` and runs them at most once a second.
 
 Core `update()` statements skip the ORM's flush; the ones pbp runs touch nothing a cached
-page shows (poll state, claims, outbox, tokens, card games).
+page shows (poll state, claims, outbox, tokens, card games, read marks: a member reading
+a page must not rebuild it for everyone).
 """
 
 from __future__ import annotations

@@ -24,8 +24,20 @@ class WaitingOut(BaseModel):
     due: datetime | None = Field(description="By when, if it has a time limit.")
 
 
+class CampaignNewsOut(BaseModel):
+    campaign: str = Field(description="The campaign's slug.")
+    campaign_name: str
+    role: Literal["referee", "player"]
+    unread: int = Field(
+        description="What is new to you since you last read it, up to 100 (the pages say 99+)."
+    )
+
+
 class BoardOut(BaseModel):
     items: list[WaitingOut] = Field(description="Most urgent first.")
+    campaigns: list[CampaignNewsOut] = Field(
+        default_factory=list, description="Every campaign you are in, newest first."
+    )
 
 
 @operation("GET", "/me/board", tag="account", access="user", response=BoardOut)
@@ -35,7 +47,7 @@ def my_board(call: Call) -> BoardOut:
     A player's entry not written for the open turn, a challenge against their character,
     forum scenes with posts since theirs (and whispers to them), invitations; for a
     referee, flags to rule, commenters to map, a turn past its deadline, failed mail and
-    failing feeds."""
+    failing feeds. Beside it, every campaign of yours with what is new to you there."""
     found = boards.board(
         session=call.session,
         user=call.account,
@@ -53,5 +65,14 @@ def my_board(call: Call) -> BoardOut:
                 due=item.due,
             )
             for item in found.items
-        ]
+        ],
+        campaigns=[
+            CampaignNewsOut(
+                campaign=campaign.slug,
+                campaign_name=campaign.name,
+                role="referee" if role == "referee" else "player",
+                unread=found.unread.get(campaign.id, 0),
+            )
+            for campaign, role in found.campaigns
+        ],
     )

@@ -10,7 +10,7 @@ from pbp.api import schemas as s
 from pbp.api.convert import campaign_out, character_out, feed_health
 from pbp.api.registry import Call, operation
 from pbp.db import database
-from pbp.services import campaigns
+from pbp.services import campaigns, unread
 from pbp.services import lookups as api_reads
 from pbp.services import roster as roster_service
 from pbp.services.lookups import Page
@@ -62,7 +62,18 @@ def list_campaigns(call: Call) -> Page:
     roles = api_reads.roles_of(
         session=call.session, user=call.user, campaign_ids=[c.id for c in page.items]
     )
-    return Page([campaign_out(c, roles.get(c.id)) for c in page.items], page.next_after)
+    news = _unread(call, [(c, roles[c.id]) for c in page.items if c.id in roles])
+    return Page(
+        [campaign_out(c, roles.get(c.id), news.get(c.id, 0)) for c in page.items],
+        page.next_after,
+    )
+
+
+def _unread(call: Call, mine: list) -> dict[int, int]:
+    """What is new to the caller in each of their campaigns (one query for the page)."""
+    if call.user is None or not mine:
+        return {}
+    return unread.unread_counts(session=call.session, user=call.user, campaigns=mine)
 
 
 @operation(
@@ -88,9 +99,35 @@ def create_campaign(call: Call) -> s.CampaignOut:
 
 @operation("GET", "/campaigns/<slug>", tag="campaigns", access="public", response=s.CampaignOut)
 def get_campaign(call: Call, slug: str) -> s.CampaignOut:
-    """One campaign, with your role in it."""
+    """One campaign, with your role in it and what is new to you there."""
     campaign = campaigns.get_campaign(session=call.session, slug=slug)
-    return campaign_out(campaign, _role(call, campaign))
+    role = _role(call, campaign)
+    news = _unread(call, [(campaign, role)] if role else [])
+    return campaign_out(campaign, role, news.get(campaign.id, 0))
+
+
+@operation(
+    "POST",
+    "/campaigns/<slug>/read",
+    tag="campaigns",
+    access="member",
+    body=s.ReadIn,
+    response=s.ReadOut,
+)
+def mark_read(call: Call, slug: str) -> s.ReadOut:
+    """Mark read one scene (`scene`), one entry's notes (`entry`), or, with an empty body,
+    everything in the campaign you may read ("Mark all read"). Reading a page marks what
+    it shows; reading through the API marks nothing until you call this."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    left = unread.mark_read(
+        session=call.session,
+        campaign=campaign,
+        user=call.account,
+        now=call.now,
+        scene_id=call.body.scene,
+        entry_id=call.body.entry,
+    )
+    return s.ReadOut(campaign=campaign.slug, unread=left)
 
 
 # -- characters ----------------------------------------------------------------------------

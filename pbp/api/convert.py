@@ -29,8 +29,8 @@ def out(model: type[OutT], row: object, **extra: Any) -> OutT:
     return model.model_validate(_RowWith(row, extra) if extra else row)
 
 
-def campaign_out(campaign: Campaign, role: str | None) -> s.CampaignOut:
-    return out(s.CampaignOut, campaign, role=role)
+def campaign_out(campaign: Campaign, role: str | None, unread: int | None = None) -> s.CampaignOut:
+    return out(s.CampaignOut, campaign, role=role, unread=unread if role else None)
 
 
 def character_out(character: Character, blog: Blog) -> s.CharacterOut:

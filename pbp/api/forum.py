@@ -14,7 +14,7 @@ from flask import current_app
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
 from pbp.errors import NotFound
-from pbp.services import campaigns
+from pbp.services import campaigns, unread
 from pbp.services import lookups as api_reads
 from pbp.services.cards import tables as cards
 from pbp.services.forum import characters, gm, posts, rolls, sheets, threads, visibility
@@ -117,8 +117,19 @@ def list_threads(call: Call, slug: str) -> Page:
     campaign, viewer = _forum(call, slug)
     summaries = threads.list_threads(session=call.session, campaign=campaign, viewer=viewer)
     page = api_reads.paginate(summaries, lambda t: t.id, after=call.after, limit=call.query.limit)
+    news = None
+    if call.user is not None and viewer.role is not None:
+        news = unread.scene_counts(
+            session=call.session, user=call.user, campaign=campaign, role=viewer.role
+        )
     items = [
-        s.ThreadOut(id=t.id, title=t.title, posts=t.posts, last_post_at=t.last_post_at)
+        s.ThreadOut(
+            id=t.id,
+            title=t.title,
+            posts=t.posts,
+            last_post_at=t.last_post_at,
+            unread=None if news is None else news.get(t.id, 0),
+        )
         for t in page.items
     ]
     return Page(items, page.next_after)

@@ -19,6 +19,7 @@ from pbp.inputs.alive import AwayIn as AwayIn
 from pbp.inputs.campaigns import CampaignIn as CampaignIn
 from pbp.inputs.campaigns import CharacterIn as CharacterIn
 from pbp.inputs.campaigns import CommenterIn as CommenterIn
+from pbp.inputs.campaigns import ReadIn as ReadIn
 
 # The bodies the pages' forms share live in pbp.inputs (one place for input checks).
 from pbp.inputs.entries import EntryEdit as EntryEdit
@@ -140,6 +141,11 @@ class CampaignOut(Out):
     created_at: datetime
     role: Literal["referee", "player"] | None = Field(
         description="Your role in the campaign; null if you are not in it."
+    )
+    unread: int | None = Field(
+        default=None,
+        description="What is new to you since you last read it (entries and notes, or "
+        "posts you may read), up to 100 (the pages say 99+); null if you are not in it.",
     )
 
 
@@ -440,6 +446,15 @@ class ThreadOut(Out):
     title: str
     posts: int = Field(description="Posts you may read.")
     last_post_at: datetime
+    unread: int | None = Field(
+        default=None,
+        description="Posts you may read that are new to you; null if you are not a member.",
+    )
+
+
+class ReadOut(Out):
+    campaign: str = Field(description="The campaign's slug.")
+    unread: int = Field(description="What is still new to you in the campaign (up to 100).")
 
 
 class RollOut(Out):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pbp.inputs import Body, Id, Ruleset, Text
 
@@ -46,3 +46,17 @@ class CommenterIn(Body):
     character_id: Id
     kind: Literal["name", "uri", "email_hash"] = "name"
     value: Text = Field(min_length=1, max_length=2000)
+
+
+class ReadIn(Body):
+    """What to mark read (pbp.services.unread): one scene, one entry's notes, or, with
+    neither, everything in the campaign ("Mark all read", the pages' button)."""
+
+    scene: Id | None = Field(default=None, description="A forum scene (thread) id.")
+    entry: Id | None = Field(default=None, description="An entry id: its notes are read.")
+
+    @model_validator(mode="after")
+    def _one_place(self) -> ReadIn:
+        if self.scene is not None and self.entry is not None:
+            raise ValueError("name a scene or an entry, not both")
+        return self

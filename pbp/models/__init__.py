@@ -90,6 +90,10 @@ from pbp.models.saved_drafts import (
     DRAFT_FORMS,
     SavedDraft,
 )
+from pbp.models.unread import (
+    MARKER_KINDS,
+    ReadMarker,
+)
 from pbp.models.webmention import (
     ReceivedMention,
     SentMention,
@@ -132,6 +136,7 @@ __all__ = [
     "Membership",
     "Note",
     "Nudge",
+    "MARKER_KINDS",
     "OUTBOX_STATUSES",
     "OutboxMessage",
     "POST_AUDIENCES",
@@ -141,6 +146,7 @@ __all__ = [
     "PostRevision",
     "REPLY_TARGETS",
     "ROLES",
+    "ReadMarker",
     "ROLL_ID_LENGTH",
     "ROLL_VISIBILITIES",
     "ReceivedMention",

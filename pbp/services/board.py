@@ -19,6 +19,9 @@ tallies of turns that changed since the last look are run (the live counts and f
 a turn are kept per campaign content version, which every change bumps:
 pbp.content_version).
 
+Beside each campaign, what is new to the member since they last read it ("N new",
+pbp.services.unread): one more query for all the campaigns.
+
 Secrecy: a scene's new posts are counted through `visibility.can_see_post`, the one rule
 for posts, so a whisper to someone else or a GM-only post never shows here.
 """
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
@@ -49,6 +52,7 @@ from pbp.models import (
 )
 from pbp.models.forum import Post, PostRecipient, Thread
 from pbp.models.mail import OutboxMessage
+from pbp.services import unread
 from pbp.services.accounts.logins import invite_token
 from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import FORUM_RULESETS, can_see_post
@@ -87,6 +91,12 @@ class Waiting:
 class Board:
     items: tuple[Waiting, ...]
     campaigns: tuple[tuple[Campaign, str], ...]  # every campaign of the member, with the role
+    # What is new to the member in each campaign, by id (pbp.services.unread): "N new".
+    unread: dict[int, int] = field(default_factory=dict)
+
+    def news(self, campaign_id: int) -> str:
+        """ "3 new" beside a campaign; "" when nothing is."""
+        return unread.shown(self.unread.get(campaign_id, 0))
 
     def time_zone(self, slug: str) -> str:
         """The campaign's time zone, for a line's time limit; UTC for an invitation."""
@@ -136,7 +146,8 @@ def board(*, session: Session, user: User, now: datetime, secret_key: str) -> Bo
             now,
         ),
     ]
-    return Board(items=tuple(sorted(items, key=_urgency)), campaigns=campaigns)
+    news = unread.unread_counts(session=session, user=user, campaigns=campaigns)
+    return Board(items=tuple(sorted(items, key=_urgency)), campaigns=campaigns, unread=news)
 
 
 def _urgency(item: Waiting) -> tuple:

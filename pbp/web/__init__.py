@@ -35,6 +35,7 @@ def init_app(app: Flask) -> None:
         times,
         tokens,
         turns,
+        unread,
         webmention,
         websub,
     )
@@ -66,6 +67,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
     app.register_blueprint(saved_drafts.bp)  # before blog's catch-all /c/<slug>/<character>/
+    unread.init_app(app)  # "Mark all read" and the new_mark() template global
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

@@ -58,7 +58,7 @@ from markupsafe import Markup, escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
-from pbp.db import Session, WriteConflict
+from pbp.db import Session, WriteConflict, begin_writing, end_writing
 from pbp.errors import REFUSALS, Forbidden, UserError
 from pbp.models import Campaign, Membership, User, utcnow
 from pbp.request_db import get_session
@@ -88,6 +88,27 @@ def callback(view: Callable[..., Any]) -> Callable[..., Any]:
         return answer
 
     return run
+
+
+def after_reading(write: Callable[[Session], Any]) -> None:
+    """A page (a GET) that keeps what its reader saw: the read marks of
+    pbp.services.unread. The page's reads end first; `write` then runs in a short
+    transaction of its own, as a writer (SQLite: it takes the write lock at BEGIN and waits
+    its turn), and commits, so the pages' path owns this commit too. Nothing is written
+    for a page shown again after a refused form (a POST): that request rolled back."""
+    if request.method != "GET":
+        return
+    session = get_session()
+    session.commit()
+    token = begin_writing()
+    try:
+        write(session)
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        end_writing(token)
 
 
 #: POST views that are not page forms, and the path each takes instead.

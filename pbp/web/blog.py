@@ -16,10 +16,11 @@ from flask import Blueprint, render_template, request, url_for
 
 from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
 from pbp.request_db import get_session
-from pbp.services import campaigns, saved_drafts
+from pbp.services import campaigns, saved_drafts, unread
 from pbp.services.noteworthy import blog_pages, hidden_entries, hosted_blog, play
 from pbp.web import access
-from pbp.web.access import current_account, login_required
+from pbp.web import unread as unread_marks
+from pbp.web.access import current_account, current_membership, login_required
 from pbp.web.actions import Act, action, now, refused
 from pbp.web.forms import parsed
 
@@ -275,8 +276,17 @@ def entry(slug: str, character: str, entry_id: int):
     # the form answers what it answered as typed, or as its draft kept it.
     replying = request.args.get("reply_to") or (typed_note or {}).get("reply_to", "")
     reply_to = page.note_by_id(replying)
+    reading = unread.Reading()
+    user = current_account()
+    if user is not None and current_membership(campaign) is not None:
+        reading = unread.seen_on_entry(
+            session=session, user=user, campaign=campaign, entry=page.entry, notes=page.notes
+        )
+        unread_marks.keep(reading)
     return render_template(
         "blog/entry.html",
+        new=reading.new,
+        first_new=reading.first,
         campaign=campaign,
         author=page.author,
         entry=page.entry,

@@ -24,13 +24,14 @@ from pbp.errors import Forbidden, UserError
 from pbp.inputs.forum import CharacterForIn, OwnCharacterIn, PostEdit, PostIn, SheetIn
 from pbp.models import Campaign
 from pbp.request_db import get_session
-from pbp.services import campaigns, saved_drafts
+from pbp.services import campaigns, saved_drafts, unread
 from pbp.services.forum import characters, drafts, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
 from pbp.services.forum.export import export_forum
 from pbp.services.forum.rolls import AFTER_THE_END, ANONYMOUS, ROLL_VISIBILITY, Viewer
 from pbp.services.forum.visibility import PostView
 from pbp.services.noteworthy.outgoing_feeds import FeedItem
+from pbp.web import unread as unread_marks
 from pbp.web.access import (
     app_secret,
     current_account,
@@ -173,10 +174,14 @@ def index(slug: str):
     9); how the dice can be checked is a page of its own (`fairness`)."""
     campaign = _forum(slug)
     session, viewer = get_session(), _viewer(campaign)
+    user, news = current_account(), {}
+    if user is not None and viewer.is_member and viewer.role is not None:
+        news = unread.scene_counts(session=session, user=user, campaign=campaign, role=viewer.role)
     return render_template(
         "forum/index.html",
         campaign=campaign,
         viewer=viewer,
+        news=news,
         threads=threads.list_threads(session=session, campaign=campaign, viewer=viewer),
         mine=threads.own_characters(session=session, campaign=campaign, viewer=viewer),
         roll_help=rolls.roll_help(campaign.ruleset),
@@ -225,12 +230,21 @@ def _thread_page(
             saved, draft = _saved(campaign, "post", thread_id)
         extra = {} if preview is None else {"preview": preview, "commands": commands}
         context |= _form_context(campaign, viewer, draft, saved_draft=saved, **extra)
+    reading = unread.Reading()
+    user = current_account()
+    if user is not None and viewer.is_member:
+        reading = unread.seen_in_scene(
+            session=session, user=user, campaign=campaign, thread=found, posts=shown
+        )
+        unread_marks.keep(reading)
     return render_template(
         "forum/thread.html",
         campaign=campaign,
         viewer=viewer,
         thread=found,
         posts=shown,
+        new=reading.new,
+        first_new=reading.first,
         watching=threads.is_watching(session=session, thread=found, viewer=viewer),
         **context,
     )

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from flask import Flask, request, url_for
 
 from pbp.models import Campaign
+from pbp.request_db import get_session
+from pbp.services import unread
 from pbp.services.campaigns import RULESET_NAMES
 from pbp.services.cards.tables import CARD_RULESETS
-from pbp.web.access import current_membership
+from pbp.web.access import current_account, current_membership
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class NavItem:
     label: str
     url: str
     current: bool
+    # "3 new" on the campaign's home for a member (pbp.services.unread), else "".
+    news: str = ""
 
 
 # Which section each page belongs to, by endpoint (or blueprint, for whole blueprints).
@@ -84,7 +88,20 @@ def campaign_nav(campaign: Campaign) -> list[NavItem]:
     if member is not None:
         sections.append(("mail", "Notifications", url_for("mail.preferences", slug=slug)))
     here = current_section()
-    return [NavItem(label, url, key == here) for key, label, url in sections]
+    news = _news(campaign, member.role) if member is not None else ""
+    return [
+        NavItem(label, url, key == here, news if key == "home" else "")
+        for key, label, url in sections
+    ]
+
+
+def _news(campaign: Campaign, role: str) -> str:
+    """What is new to the member in the campaign, in words: one query."""
+    user = current_account()
+    if user is None:
+        return ""
+    counts = unread.unread_counts(session=get_session(), user=user, campaigns=[(campaign, role)])
+    return unread.shown(counts.get(campaign.id, 0))
 
 
 def ruleset_name(key: str) -> str:
@@ -94,4 +111,5 @@ def ruleset_name(key: str) -> str:
 
 def init_app(app: Flask) -> None:
     app.jinja_env.globals["campaign_nav"] = campaign_nav
+    app.jinja_env.globals["campaign_member"] = current_membership
     app.jinja_env.filters["ruleset_name"] = ruleset_name

@@ -17,6 +17,7 @@ from pbp.inputs.campaigns import CampaignIn
 from pbp.request_db import get_session
 from pbp.services import board, campaigns
 from pbp.services.noteworthy import planet, play
+from pbp.web import unread as unread_marks
 from pbp.web.access import app_secret, current_account, current_membership, login_required
 from pbp.web.actions import Act, action, now
 from pbp.web.forms import parsed
@@ -93,13 +94,20 @@ def _planet_page(slug: str, key: tuple, args: dict, user) -> str:
         return render_template("_planet.html", campaign=campaign, view=view)
 
     mine = play.character_of(session=db, campaign=campaign, user=user)
+    header = planet.turn_header(session=db, campaign=campaign, reader=mine)
+    membership = current_membership(campaign)
+    html, first_new = cached(key, render), None
+    if user is not None and membership is not None:
+        # The new items are the member's own: marked on the shared page, per reader.
+        html, first_new = unread_marks.planet_marked(html, user=user, campaign=campaign)
     return render_template(
         "campaign.html",
         campaign=campaign,
-        planet_html=Markup(cached(key, render)),
-        header=planet.turn_header(session=db, campaign=campaign, reader=mine),
+        planet_html=Markup(html),
+        header=header,
         mine=mine,
-        membership=current_membership(campaign),
+        membership=membership,
+        first_new=first_new,
     )
 
 

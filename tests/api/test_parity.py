@@ -79,6 +79,8 @@ TWINS = {
     # the secret calendar address (pbp.web.calendar)
     "calendar.make": "make_calendar",
     "calendar.revoke": "revoke_calendar",
+    # read marks (pbp.web.unread): "Mark all read"; the API can mark one scene or entry too
+    "unread.mark_all_read": "mark_read",
 }
 
 # Page actions whose API twin is still to come: none. A page action added without its

@@ -95,6 +95,8 @@ MATRIX = {
     ),
     "get_push_preferences": ("GET", "/campaigns/{slug}/me/push", None, MEMBERS),
     "put_push_preferences": ("PUT", "/campaigns/{slug}/me/push", {"events": True}, MEMBERS),
+    # Read marks are each member's own (issue #29 item 2).
+    "mark_read": ("POST", "/campaigns/{slug}/read", None, MEMBERS),
     "get_mail_preferences": ("GET", "/campaigns/{slug}/me/mail", None, MEMBERS),
     "put_mail_preferences": (
         "PUT",

@@ -1,5 +1,5 @@
-"""Benchmark: the planet and the referee's dashboard of a long campaign (prints figures,
-asserts only correctness and query counts).
+"""Benchmark: the planet, the referee's dashboard, a scene and the board of long campaigns
+(prints figures, asserts only correctness and query counts).
 
 Full size: 24 characters over 60 turns, two entries per character and turn (2,880 entries)
 and ten notes per entry (28,800 notes); turns 1-59 are resolved and turn 60 is open, with
@@ -17,7 +17,17 @@ timed as built (its page cache off) and then as readers get it between two chang
 pbp.web.page_cache). Timings are
 reported, not asserted. The number of queries per page must not grow with characters or
 turns: it is asserted equal for a 6 x 5 campaign and the 24 x 60 one (6 x 3 and 12 x 10 at
-``PBP_BENCH_SCALE=small``). Run with::
+``PBP_BENCH_SCALE=small``).
+
+Read marks (issue #29 item 2): the referee is a member, so the planet and the entry page
+mark what is new to them; a forum scene (a post for every four entries of the scale: 720
+at full size, with whispers and GM-only posts) is timed beside them, and the planet and
+the scene are timed again for the same reader with and without read marks
+(`read_marks_off`: the pages as they were before), one run of each in turn so both meet
+the same load (`measure_paired`): the p95 with marks is printed as a ratio of the p95
+without (to stay within 1.2x), with the same ratio of CPU time. The board
+("Waiting on you", the signed-in home page) is timed for a player in 10 campaigns of the
+scale's size, its queries asserted equal at both scales. Run with::
 
     pytest -o addopts="" -s tests/bench/test_bench_pages.py
     PBP_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test pytest ... (PostgreSQL)
@@ -27,6 +37,7 @@ turns: it is asserted equal for a 6 x 5 campaign and the 24 x 60 one (6 x 3 and 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import os
@@ -46,6 +57,7 @@ from pbp.db import make_engine
 from pbp.models import (
     Blog,
     Campaign,
+    CampaignSecret,
     Challenge,
     Character,
     Entry,
@@ -53,6 +65,9 @@ from pbp.models import (
     Event,
     Membership,
     Note,
+    Post,
+    PostRecipient,
+    Thread,
     Turn,
     User,
 )
@@ -63,6 +78,10 @@ from tests.bench.figures import figure
 T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 TARGET_RATIO = 8.0  # a page's p95 over the campaign list's p50, in the same run
+# The board's member is in this many campaigns, each at the scale's size (issue #29).
+BOARD_CAMPAIGNS = 10
+# The planet's and the scene's p95 with read marks, at most this times without them.
+READ_MARKS_RATIO = 1.2
 # (smaller campaign, larger campaign, timed runs per page)
 SCALES = {"full": ((6, 5), (24, 60), 60), "small": ((6, 3), (12, 10), 10)}
 MOODS = ("Curious", "Melancholy", "Scheming", "Defiant", "Amused", "Weary")
@@ -113,6 +132,7 @@ def build_campaign(
     entries_per_turn: int = 2,
     notes_per_entry: int = 10,
     seed: int = 2025,
+    member_id: int | None = None,
 ) -> BuiltCampaign:
     """A Noteworthy campaign written row by row in bulk (no services: they are what the
     pages are measured against, and ingesting 30,000 notes one by one takes minutes).
@@ -122,6 +142,8 @@ def build_campaign(
     challenge someone in their first entry of the turn; notes on challenges carry
     positions, 2% of all notes come from commenters nobody has mapped yet. Statuses stay
     active so the open turn's challenges are valid and the live tally has work to do.
+    `member_id`, if given, is the player of the first character (the board's benchmark:
+    one member in many campaigns).
     """
     rng = random.Random(seed)
     tag = uuid.uuid4().hex[:10]
@@ -152,10 +174,12 @@ def build_campaign(
                 "password_hash": None,
                 "created_at": T0 - DAY,
             }
-            for k in range(characters)
+            for k in range(characters if member_id is None else characters - 1)
         ],
         returning=True,
     )
+    if member_id is not None:
+        player_ids = [member_id, *player_ids]
     _insert(
         conn,
         Membership,
@@ -382,6 +406,136 @@ def _summary(challenges: list[dict]) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class BuiltForum:
+    slug: str
+    thread_id: int
+    posts: int
+
+
+def build_forum(conn: sa.Connection, *, posts: int, referee_id: int) -> BuiltForum:
+    """A forum campaign (ONE) with one scene of `posts` posts by six players and the GM:
+    every seventh a whisper to the next player, every eleventh for the GM only, so the
+    scene page's visibility and its read marks have work to do."""
+    tag = uuid.uuid4().hex[:10]
+    slug = f"bench-forum-{posts}-{tag}"
+    campaign_id = _insert(
+        conn,
+        Campaign,
+        [
+            {
+                "slug": slug,
+                "name": f"Bench forum {posts} {tag}",
+                "ruleset": "one",
+                "status": "running",
+                "settings": {},
+                "time_zone": "UTC",
+                "created_at": T0 - DAY,
+            }
+        ],
+        returning=True,
+    )[0]
+    _insert(
+        conn,
+        CampaignSecret,
+        [
+            {
+                "campaign_id": campaign_id,
+                "seed": "00" * 32,
+                "commitment": hashlib.sha256(bytes(32)).hexdigest(),
+                "created_at": T0 - DAY,
+            }
+        ],
+    )
+    players = _insert(
+        conn,
+        User,
+        [
+            {
+                "email": f"bench-forum-{tag}-{k}@example.test",
+                "display_name": f"Forum player {k}",
+                "password_hash": None,
+                "created_at": T0 - DAY,
+            }
+            for k in range(6)
+        ],
+        returning=True,
+    )
+    _insert(
+        conn,
+        Membership,
+        [
+            {
+                "campaign_id": campaign_id,
+                "user_id": uid,
+                "role": role,
+                "notify": {},
+                "created_at": T0 - DAY,
+            }
+            for uid, role in [(referee_id, "referee")] + [(u, "player") for u in players]
+        ],  # fmt: skip
+    )
+    characters = _insert(
+        conn,
+        Character,
+        [
+            {
+                "campaign_id": campaign_id,
+                "user_id": uid,
+                "name": f"Rogue {k}",
+                "slug": f"rogue-{k}",
+                "aliases": [],
+                "status": "active",
+                "profile": "",
+                "created_at": T0 - DAY,
+            }
+            for k, uid in enumerate(players)
+        ],
+        returning=True,
+    )
+    thread_id = _insert(
+        conn,
+        Thread,
+        [
+            {
+                "campaign_id": campaign_id,
+                "title": "The docks",
+                "created_by": referee_id,
+                "created_at": T0,
+            }
+        ],  # fmt: skip
+        returning=True,
+    )[0]
+    rows, whispers = [], []
+    for n in range(posts):
+        k = n % 7  # six players, then the GM
+        author = referee_id if k == 6 else players[k]
+        audience = "whisper" if n % 7 == 3 else "gm" if n % 11 == 5 else "all"
+        body = PARAGRAPH.format(name=f"Rogue {k}")
+        rows.append(
+            {
+                "thread_id": thread_id,
+                "author_id": author,
+                "character_id": None if k == 6 else characters[k],
+                "kind": "ic",
+                "audience": audience,
+                "body": body,
+                "body_html": body,
+                "created_at": T0 + timedelta(minutes=n),
+            }
+        )
+        if audience == "whisper":
+            whispers.append((n, players[(k + 1) % 6]))
+    post_ids = _insert(conn, Post, rows, returning=True)
+    _insert(conn, PostRecipient, [{"post_id": post_ids[n], "user_id": u} for n, u in whispers])
+    return BuiltForum(slug=slug, thread_id=thread_id, posts=posts)
+
+
+def forum_posts(characters: int, turns: int) -> int:
+    """The scene's size at a campaign scale: a post for every four entries' worth."""
+    return max(7, characters * turns // 2)
+
+
 # --- the benchmark ---------------------------------------------------------------------
 
 
@@ -471,6 +625,34 @@ def measure(client, engine, url: str, runs: int, label: str | None = None) -> Me
     return Measure(label or url, timings, cpu, counts.pop())
 
 
+def measure_paired(client, engine, url: str, runs: int, label: str) -> tuple[Measure, Measure]:
+    """`url` with read marks and without (`read_marks_off`), one run of each in turn."""
+    sides: dict[bool, tuple[list, list, set]] = {True: ([], [], set()), False: ([], [], set())}
+    for run in range(runs + 3):
+        for marks in (True, False):
+            with contextlib.ExitStack() as stack:
+                if not marks:
+                    stack.enter_context(read_marks_off())
+                seen = stack.enter_context(count_selects(engine))
+                start, start_cpu = time.perf_counter(), time.process_time()
+                with client.get(url) as response:
+                    response.get_data()
+                wall = (time.perf_counter() - start) * 1000
+                cpu = (time.process_time() - start_cpu) * 1000
+            assert response.status_code == 200, url
+            if run >= 3:  # the first three warm up
+                timings, cpus, counts = sides[marks]
+                timings.append(wall)
+                cpus.append(cpu)
+                counts.add(len(seen))
+    measures = []
+    for marks, (timings, cpus, counts) in sides.items():
+        assert len(counts) == 1, f"{url}: the query count varies between runs: {counts}"
+        name = f"{label}, read marks (paired)" if marks else f"{label}, no read marks"
+        measures.append(Measure(name, timings, cpus, counts.pop()))
+    return measures[0], measures[1]
+
+
 def referee_client(url: str, engine, tmp_path, email: str, password: str, cache: bool = False):
     """A logged-in referee's client; the planet's page cache is off unless `cache`, so the
     timings are those of building the page."""
@@ -493,40 +675,85 @@ def referee_client(url: str, engine, tmp_path, email: str, password: str, cache:
     return client
 
 
-def page_urls(built: BuiltCampaign) -> dict[str, str]:
+def page_urls(built: BuiltCampaign, forum: BuiltForum | None = None) -> dict[str, str]:
     character, entry_id = built.challenge_entry
-    return {
+    urls = {
         "planet": f"/c/{built.slug}/",
         "dashboard": f"/c/{built.slug}/referee/",
         "entry (open challenge)": f"/c/{built.slug}/{character}/{entry_id}",
         "character": f"/c/{built.slug}/{built.character_slugs[0]}/",
     }
+    if forum is not None:
+        urls["scene"] = f"/c/{forum.slug}/forum/t/{forum.thread_id}"
+    return urls
+
+
+@contextmanager
+def read_marks_off():
+    """The pages as they were before read marks (issue #29 item 2), for the same reader:
+    no "N new", no new items looked up, marked or kept. The baseline of their cost."""
+    from pbp.services import unread
+    from pbp.web import nav
+    from pbp.web import unread as unread_pages
+
+    saved = (unread_pages.planet_marked, nav._news, unread.seen_on_entry, unread.seen_in_scene)
+    unread_pages.planet_marked = lambda html, **_: (html, None)
+    nav._news = lambda *_: ""
+    unread.seen_on_entry = unread.seen_in_scene = lambda **_: unread.Reading()
+    try:
+        yield
+    finally:
+        (
+            unread_pages.planet_marked,
+            nav._news,
+            unread.seen_on_entry,
+            unread.seen_in_scene,
+        ) = saved
+
+
+def _account(conn, name: str, password: str) -> tuple[int, str]:
+    email = f"{name}-{uuid.uuid4().hex[:8]}@example.test"
+    row = {
+        "email": email,
+        "display_name": name.title(),
+        "password_hash": accounts.hash_password(password),
+        "created_at": T0,
+    }
+    return _insert(conn, User, [row], returning=True)[0], email
 
 
 def test_bench_planet_and_dashboard(bench_engine, tmp_path):
     url, engine = bench_engine
     (small_chars, small_turns), (big_chars, big_turns), runs = _scale()
     password = "correct horse battery staple"
-    email = f"referee-{uuid.uuid4().hex[:8]}@example.test"
     start = time.perf_counter()
     with engine.begin() as conn:
-        referee_id = _insert(
-            conn,
-            User,
-            [
-                {
-                    "email": email,
-                    "display_name": "Referee",
-                    "password_hash": accounts.hash_password(password),
-                    "created_at": T0,
-                }
-            ],
-            returning=True,
-        )[0]
+        referee_id, email = _account(conn, "referee", password)
         small = build_campaign(
             conn, characters=small_chars, turns=small_turns, referee_id=referee_id
         )
         big = build_campaign(conn, characters=big_chars, turns=big_turns, referee_id=referee_id)
+        small_forum = build_forum(
+            conn, posts=forum_posts(small_chars, small_turns), referee_id=referee_id
+        )
+        big_forum = build_forum(
+            conn, posts=forum_posts(big_chars, big_turns), referee_id=referee_id
+        )
+        # The board: a player in BOARD_CAMPAIGNS campaigns, at each scale.
+        board_members = {}
+        for label, (chars, turns) in (("small", (small_chars, small_turns)),
+                                      ("big", (big_chars, big_turns))):  # fmt: skip
+            member_id, member_email = _account(conn, f"member-{label}", password)
+            for n in range(BOARD_CAMPAIGNS):
+                build_campaign(
+                    conn,
+                    characters=chars,
+                    turns=turns,
+                    referee_id=referee_id,
+                    member_id=member_id,
+                    seed=n,
+                )
+            board_members[label] = member_email
     built_s = time.perf_counter() - start
     if engine.dialect.name == "postgresql":
         with engine.connect() as conn:
@@ -536,8 +763,28 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
     client = referee_client(url, engine, tmp_path, email, password)
     static = measure(client, engine, "/static/pbp.css", runs, "baseline: /static/pbp.css")
     index = measure(client, engine, "/", runs, "baseline: / (campaign list)")
-    small_pages = {k: measure(client, engine, u, 3, k) for k, u in page_urls(small).items()}
-    big_pages = {k: measure(client, engine, u, runs, k) for k, u in page_urls(big).items()}
+    small_pages = {
+        k: measure(client, engine, u, 3, k) for k, u in page_urls(small, small_forum).items()
+    }
+    big_pages = {
+        k: measure(client, engine, u, runs, k) for k, u in page_urls(big, big_forum).items()
+    }
+    # With and without read marks, one run of each in turn: a shared machine's load
+    # drifts, and both sides of the ratio should meet the same drift.
+    paired = {
+        k: measure_paired(client, engine, page_urls(big, big_forum)[k], runs, k)
+        for k in ("planet", "scene")
+    }
+    boards = {
+        label: measure(
+            referee_client(url, engine, tmp_path, member, password),
+            engine,
+            "/",
+            3 if label == "small" else runs,
+            f"board: a member of {BOARD_CAMPAIGNS}",
+        )
+        for label, member in board_members.items()
+    }
     # What readers get between two changes (pbp.web.page_cache): the first view builds it.
     cached_client = referee_client(url, engine, tmp_path, email, password, cache=True)
     cached = measure(cached_client, engine, page_urls(big)["planet"], runs, "planet, cached")
@@ -562,21 +809,32 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
 
     lines = [
         f"\nPages on {engine.dialect.name}: {big.characters} characters x {big.turns} turns "
-        f"({big.entries:,} entries, {big.notes:,} notes), built in {built_s:.1f} s; "
+        f"({big.entries:,} entries, {big.notes:,} notes; a scene of {big_forum.posts} posts), "
+        f"built in {built_s:.1f} s; "
         f"{runs} runs each; target p95 <= {TARGET_RATIO:.0f} x index; load average "
         + " ".join(f"{x:.1f}" for x in os.getloadavg())
         + f" on {os.cpu_count()} CPUs",
         static.line(),
         index.line(),
     ]
-    for m in big_pages.values():
+    for m in [*big_pages.values(), boards["big"]]:
         lines.append(m.line(index.p50))
+    marks_ratios = {}
+    for key, (with_marks, without) in paired.items():
+        marks_ratios[key] = ratio = with_marks.p95 / without.p95
+        cpu = statistics.median(with_marks.cpu_ms) / statistics.median(without.cpu_ms)
+        lines.append(with_marks.line(index.p50))
+        lines.append(
+            f"{without.line(index.p50)}  (with marks: p95 {ratio:.2f} x, cpu p50 {cpu:.2f} x)"
+        )
     lines += [m.line(index.p50) for m in frozen]
     lines.append(cached.line(index.p50) + "  (built once, in the warm-up)")
     lines.append(
         f"  queries per page at {small.characters}x{small.turns} vs "
         f"{big.characters}x{big.turns}: "
         + ", ".join(f"{k} {small_pages[k].queries}/{big_pages[k].queries}" for k in big_pages)
+        + f", board of {BOARD_CAMPAIGNS} campaigns "
+        + f"{boards['small'].queries}/{boards['big'].queries}"
     )
     print("\n".join(lines))
     for key, m in big_pages.items():
@@ -589,9 +847,29 @@ def test_bench_planet_and_dashboard(bench_engine, tmp_path):
             guard=False,
         )
         figure(f"queries.{name}", m.queries, better="lower")
+    figure(
+        "pages.board_over_index",
+        boards["big"].p95 / index.p50,
+        better="lower",
+        target=TARGET_RATIO,
+        guard=False,
+    )
+    figure("queries.board", boards["big"].queries, better="lower")
+    for key, ratio in marks_ratios.items():
+        figure(
+            f"pages.{key}_read_marks_ratio",
+            ratio,
+            better="lower",
+            target=READ_MARKS_RATIO,
+            guard=False,
+        )
 
     for key in big_pages:
         assert small_pages[key].queries == big_pages[key].queries, (
             f"{key}: {small_pages[key].queries} queries at {small.characters}x{small.turns}, "
             f"{big_pages[key].queries} at {big.characters}x{big.turns}"
         )
+    assert boards["small"].queries == boards["big"].queries, (
+        f"the board of {BOARD_CAMPAIGNS} campaigns: {boards['small'].queries} queries at "
+        f"{small.characters}x{small.turns}, {boards['big'].queries} at {big.characters}x{big.turns}"
+    )

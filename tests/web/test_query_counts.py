@@ -8,7 +8,13 @@ bulk inserts, and must send the same number of SELECTs to the database for both.
 
 from __future__ import annotations
 
-from tests.bench.test_bench_pages import build_campaign, count_selects, page_urls
+from tests.bench.test_bench_pages import (
+    build_campaign,
+    build_forum,
+    count_selects,
+    forum_posts,
+    page_urls,
+)
 
 SMALL, LARGER = (4, 3), (8, 5)  # characters x turns; challenges from turn 3 on
 
@@ -22,19 +28,25 @@ def _selects(client, engine, url: str) -> int:
 
 
 def test_query_counts_do_not_grow_with_characters_or_turns(client, auth, engine, connection):
-    """Planet, dashboard, an open challenge's entry page (it runs the tally) and a
-    character page, as the referee."""
+    """Planet, dashboard, an open challenge's entry page (it runs the tally), a character
+    page and a forum scene (with whispers and GM-only posts), as the referee, who is a
+    member: the pages look up, mark and keep what is new to them (issue #29 item 2)."""
     referee = auth.create_user()
     small, larger = (
         build_campaign(connection, characters=c, turns=t, referee_id=referee.id)
         for c, t in (SMALL, LARGER)
     )
+    small_forum, larger_forum = (
+        build_forum(connection, posts=forum_posts(c, t), referee_id=referee.id)
+        for c, t in (SMALL, LARGER)
+    )
     auth.login(referee)
+    larger_urls = page_urls(larger, larger_forum)
     counts = {
-        page: (_selects(client, engine, url), _selects(client, engine, page_urls(larger)[page]))
-        for page, url in page_urls(small).items()
+        page: (_selects(client, engine, url), _selects(client, engine, larger_urls[page]))
+        for page, url in page_urls(small, small_forum).items()
     }
-    assert set(counts) == {"planet", "dashboard", "entry (open challenge)", "character"}
+    assert set(counts) == {"planet", "dashboard", "entry (open challenge)", "character", "scene"}
     grown = {page: pair for page, pair in counts.items() if pair[0] != pair[1]}
     assert not grown, (
         f"queries at {SMALL[0]}x{SMALL[1]} vs {LARGER[0]}x{LARGER[1]} (characters x turns): {grown}"

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from sqlmodel import Session, col, select
 
+from pbp import links
 from pbp.errors import NotFound, UserError
 from pbp.models import PushSubscription, User
 from pbp.services.mail.preferences import PREFERENCE_OF
@@ -45,7 +46,7 @@ def payload(settings: MailSettings, letter: Letter) -> str:
     context = {"base_url": settings.base_url, **letter.context}
     url = next((context[k] for k in _LINKS if isinstance(context.get(k), str)), None)
     if url is None and letter.campaign is not None:
-        url = f"{settings.base_url}/c/{letter.campaign.slug}"
+        url = links.absolute(settings.base_url, links.campaign(letter.campaign.slug))
     return json.dumps({"title": header_text(subject), "body": body, "url": url or ""})
 
 
