@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from flask import current_app
 
+from pbp.api import game_schemas
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
 from pbp.errors import NotFound
@@ -286,10 +287,11 @@ SHEET = "/campaigns/<slug>/sheets/<character>"
 
 
 def _sheet_out(character, sheet) -> s.SheetOut:
+    ruleset = sheet.ruleset if sheet else ""
     return s.SheetOut(
         character=character.slug,
-        ruleset=sheet.ruleset if sheet else "",
-        data=dict(sheet.data) if sheet else {},
+        ruleset=ruleset,
+        data=game_schemas.sheet_model(ruleset).model_validate(dict(sheet.data) if sheet else {}),
         updated_at=sheet.updated_at if sheet else None,
     )
 
@@ -428,20 +430,23 @@ def open_table(call: Call, slug: str, thread_id: int) -> s.TableOut:
 
 
 @operation(
-    "POST", TABLE + "/moves", tag="forum", access="member", body=s.MoveIn, response=s.TableOut
+    "POST", TABLE + "/moves", tag="forum", access="member", body=s.CardMove, response=s.TableOut
 )
 def move(call: Call, slug: str, thread_id: int) -> s.TableOut:
     """Make one move at the table; the engine refuses what the rules do not allow, and
-    nothing is saved then. Send the `version` you saw, so a stale move is refused."""
+    nothing is saved then. Send the `version` you saw, so a stale move is refused.
+
+    Each action has its own parameters (the schemas named ...Move); a player is named by
+    their user id (an integer; "2" is still read as 2), the GM's side by "gm"."""
     campaign, viewer = _forum(call, slug)
-    body = call.body
+    body: s.CardMove = call.body
     cards.move(
         session=call.session,
         campaign=campaign,
         thread_id=thread_id,
         user=call.account,
         action=body.action,
-        params=body.params,
+        params=body.params(),
         expected_version=body.version,
         mail=_mail(),
         now=call.now,

@@ -13,12 +13,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pbp.api import game_schemas as g
 from pbp.inputs import MAX_ID, Text
 from pbp.inputs.campaigns import CampaignIn as CampaignIn
 from pbp.inputs.campaigns import CharacterIn as CharacterIn
 from pbp.inputs.campaigns import CommenterIn as CommenterIn
 
 # The bodies the pages' forms share live in pbp.inputs (one place for input checks).
+from pbp.inputs.cards import CardMove as CardMove
 from pbp.inputs.entries import EntryEdit as EntryEdit
 from pbp.inputs.entries import EntryIn as EntryIn
 from pbp.inputs.entries import NoteIn as NoteIn
@@ -442,7 +444,10 @@ class RollOut(Out):
     created_at: datetime
     command: str | None
     note: str
-    result: dict[str, Any] | None
+    result: g.RollResult | None = Field(
+        description="The dice and their reading, typed by `ruleset` and `reading.kind`; "
+        "null unless the state is shown."
+    )
     text: str
 
 
@@ -476,7 +481,9 @@ class WatchOut(Out):
 class SheetOut(Out):
     character: str = Field(description="The character's slug.")
     ruleset: str
-    data: dict[str, Any]
+    data: g.OneSheet | g.NoirSheet | g.FreeSheet = Field(
+        description="The sheet: OneSheet for ONE, NoirSheet for Noir, FreeSheet otherwise."
+    )
     updated_at: datetime | None
 
 
@@ -494,7 +501,7 @@ class CardLogOut(Out):
     seq: int
     actor: str
     action: str
-    events: list[dict[str, Any]]
+    events: list[g.CardEventOut]
 
 
 class TableOut(Out):
@@ -504,8 +511,10 @@ class TableOut(Out):
     thread_id: int
     ruleset: str
     version: int = Field(description="Send it with a move: a stale move is refused (409).")
-    me: str | None = Field(description="Your seat at the table, if you have one.")
-    view: dict[str, Any]
+    me: g.Seat | None = Field(
+        description='Your seat at the table: your user id, "gm" for the GM; null: none.'
+    )
+    view: g.TableView = Field(description="The table, typed by `ruleset`.")
     log: list[CardLogOut]
 
 
