@@ -37,7 +37,9 @@ Seat = Annotated[
     BeforeValidator(_seat),
     Field(description='A player\'s user id (integer); "gm" for the GM, "npcN" for a GM character.'),
 ]
-PlayerSeat = Annotated[int | str, BeforeValidator(_seat), Field(description="The player's user id.")]
+PlayerSeat = Annotated[
+    int | str, BeforeValidator(_seat), Field(description="The player's user id.")
+]
 CardCode = Annotated[str, Field(description='A card: rank and suit, e.g. "10H", "QS", "AC".')]
 
 

@@ -20,7 +20,9 @@ Seat = Annotated[
     int | Annotated[str, Field(pattern=r"^(gm|npc\d+|\d+)$")],
     Field(description='A player\'s user id; "gm" for the GM, "npcN" for a GM character.'),
 ]
-Card = Annotated[str, Field(pattern=r"^(10|[2-9AJQKajqk])[CDHScdhs]$", description='e.g. "10H", "QS".')]
+Card = Annotated[
+    str, Field(pattern=r"^(10|[2-9AJQKajqk])[CDHScdhs]$", description='e.g. "10H", "QS".')
+]
 Suit = Literal["C", "D", "H", "S"]
 Short = Annotated[Text, Field(min_length=1, max_length=120)]
 Line = Annotated[Text, Field(min_length=1, max_length=2000)]
@@ -49,9 +51,11 @@ def _move(action: str, params: type[Params], doc: str) -> type[_Move]:
     from pydantic import create_model
 
     name = "".join(part.capitalize() for part in action.split("_")) + "Move"
-    default: Any = ... if params.model_fields and any(
-        f.is_required() for f in params.model_fields.values()
-    ) else Field(default_factory=params)
+    default: Any = (
+        ...
+        if params.model_fields and any(f.is_required() for f in params.model_fields.values())
+        else Field(default_factory=params)
+    )
     return create_model(
         name,
         __base__=_Move,

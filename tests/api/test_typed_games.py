@@ -47,7 +47,7 @@ def untyped(doc: dict, schema: dict, where: str, seen: set[str]) -> list[str]:
     if schema == {} or schema is True:
         return [f"{where}: any value"]
     if schema.get("type") == "object":
-        extra = schema.get("additionalProperties", True if "properties" not in schema else False)
+        extra = schema.get("additionalProperties", "properties" not in schema)
         if "properties" not in schema and extra in (True, {}):
             found.append(f"{where}: an object without properties")
         if extra in (True, {}) and "properties" in schema:
@@ -91,7 +91,8 @@ def test_every_card_move_has_its_own_schema_with_its_parameters():
     bid = _resolve(doc, {"$ref": mapping["bid"]})
     params = _resolve(doc, bid["properties"]["params"])
     assert {"cards", "split", "announce", "redraw"} <= set(params["properties"])
-    create = _resolve(doc, _resolve(doc, {"$ref": mapping["create_character"]})["properties"]["params"])
+    move = _resolve(doc, {"$ref": mapping["create_character"]})
+    create = _resolve(doc, move["properties"]["params"])
     assert "fields" in create["properties"] and create["additionalProperties"] is False
 
 
