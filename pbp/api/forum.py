@@ -77,6 +77,7 @@ def _draft(body: s.PostIn) -> Draft:
         kind=body.kind,
         audience=body.audience,
         recipient_ids=tuple(body.recipient_ids),
+        recipient_characters=tuple(body.recipient_characters),
         character_id=body.character_id,
         roll_visibility=body.roll_visibility,
     )

@@ -33,6 +33,7 @@ from pbp.inputs.forum import SheetIn as SheetIn
 from pbp.inputs.forum import TableIn as TableIn
 from pbp.inputs.forum import ThreadIn as ThreadIn
 from pbp.inputs.forum import WatchIn as WatchIn
+from pbp.inputs.invites import AcceptInviteIn as AcceptInviteIn
 from pbp.inputs.invites import InviteIn as InviteIn
 from pbp.inputs.mail import MailPreferences as MailPreferences
 from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
@@ -158,6 +159,25 @@ class CharacterOut(Out):
 class PlayerOut(Out):
     id: int
     display_name: str
+
+
+class MemberCharacterOut(Out):
+    id: int
+    slug: str = Field(description="Name it in a whisper's `recipient_characters`.")
+    name: str
+
+
+class MemberOut(Out):
+    id: int = Field(description="The user id: a whisper's `recipient_ids`, a card seat.")
+    display_name: str
+    role: Literal["referee", "player"]
+    characters: list[MemberCharacterOut] = Field(description="The characters they play.")
+
+
+class MembersOut(Out):
+    """Everyone in the campaign, with the characters each plays."""
+
+    members: list[MemberOut]
 
 
 class FeedHealthOut(Out):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,11 @@ class PostIn(Body):
     audience: Literal["all", "gm", "whisper"] = "all"
     recipient_ids: list[Id] = Field(
         default_factory=list, max_length=50, description="User ids a whisper goes to."
+    )
+    recipient_characters: list[Annotated[Text, Field(min_length=1, max_length=80)]] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Characters (by slug) a whisper goes to: to the players who play them.",
     )
     character_id: Id | None = Field(default=None, description="Post as this character.")
     roll_visibility: Literal["public", "gm", "blind"] = "public"

@@ -72,6 +72,15 @@ MATRIX = {
         only_referee(201),
     ),
     "roster": ("GET", "/campaigns/{slug}/roster", None, only_referee(200)),
+    # Any member lists the members and their characters (#35 item 3).
+    "list_members": ("GET", "/campaigns/{slug}/members", None, MEMBERS),
+    # Any account may try a link; this one is not an invitation (404), never a 403.
+    "accept_invite": (
+        "POST",
+        "/invites/accept",
+        {"invitation": "https://pbp.test/invite/not-a-link"},
+        {ANON: 401, STRANGER: 404, PLAYER: 404, OTHER: 404, REF: 404},
+    ),
     "get_mail_preferences": ("GET", "/campaigns/{slug}/me/mail", None, MEMBERS),
     "put_mail_preferences": (
         "PUT",
