@@ -45,9 +45,10 @@ def roll_out(view: rolls.RollView) -> s.RollOut:
         visibility=cast(Any, view.visibility),
         state=cast(Any, view.state),
         created_at=view.created_at,
-        command=view.command,
+        command=view.as_typed,
+        resolved=view.command,
         note=view.note,
-        result=view.result,
+        result=cast(Any, view.result),  # validated into the typed result here
         text=view.text,
     )
 
@@ -397,9 +398,11 @@ def _table_out(call: Call, campaign, viewer, thread_id: int) -> s.TableOut:
         ruleset=t.ruleset,
         version=t.version,
         me=t.me,
-        view=t.view,
+        view=cast(Any, t.view),  # the engine's view, validated into its typed model here
         log=[
-            s.CardLogOut(seq=e.seq, actor=e.actor, action=e.action, events=list(e.events))
+            s.CardLogOut(
+                seq=e.seq, actor=e.actor, action=e.action, events=cast(Any, list(e.events))
+            )
             for e in t.log
         ],
     )

@@ -13,16 +13,19 @@ keep ids as text, so `Seat` reads "2" as 2.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
 # Free JSON (a sheet's own fields, an event's data): typed, so no schema is "any object".
-Plain = TypeAliasType(
-    "Plain",
-    Union[str, int, float, bool, None, list["Plain"], dict[str, "Plain"]],  # noqa: UP007
-)
+if TYPE_CHECKING:  # mypy cannot follow a recursive alias made at run time
+    Plain = Any
+else:
+    Plain = TypeAliasType(
+        "Plain",
+        Union[str, int, float, bool, None, list["Plain"], dict[str, "Plain"]],  # noqa: UP007
+    )
 
 
 def _seat(value: Any) -> Any:
@@ -242,8 +245,9 @@ class FreeSheet(BaseModel):
     __pydantic_extra__: dict[str, Plain] = Field(init=False)  # type: ignore[assignment]
 
 
-def sheet_model(ruleset: str) -> type[BaseModel]:
-    return {"one": OneSheet, "noir": NoirSheet}.get(ruleset, FreeSheet)
+def sheet_model(ruleset: str) -> type[OneSheet | NoirSheet | FreeSheet]:
+    found: dict[str, type[OneSheet | NoirSheet]] = {"one": OneSheet, "noir": NoirSheet}
+    return found.get(ruleset, FreeSheet)
 
 
 # -- card tables: the log --------------------------------------------------------------------
@@ -383,7 +387,7 @@ class OchhNotes(Typed):
     handed_in: dict[str, bool] = Field(description="By player id: handed in this round.")
     notes: list[OchhNote] | None = Field(default=None, description="The notes you may read.")
     ratted_on_by: dict[str, list[PlayerSeat]] | None = Field(
-        default=None, description="By revealed round: who ratted on you."
+        default=None, description="By revealed round: the players whose rat notes named you."
     )
 
 

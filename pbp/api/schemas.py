@@ -462,7 +462,11 @@ class RollOut(Out):
     visibility: Literal["public", "gm", "blind"]
     state: Literal["shown", "blind", "hidden"]
     created_at: datetime
-    command: str | None
+    command: str | None = Field(description="The command as its poster wrote it.")
+    resolved: str | None = Field(
+        description="What pbp rolled: the command with a named skill's number from the "
+        "sheet (`note` says where it came from); the check recomputes from this."
+    )
     note: str
     result: g.RollResult | None = Field(
         description="The dice and their reading, typed by `ruleset` and `reading.kind`; "

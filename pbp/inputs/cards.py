@@ -60,7 +60,7 @@ def _move(action: str, params: type[Params], doc: str) -> type[_Move]:
         name,
         __base__=_Move,
         __doc__=doc,
-        action=(Literal[action], ...),  # type: ignore[valid-type]
+        action=(Literal[action], ...),  # type: ignore[valid-type,arg-type]
         params=(params, default),
     )
 

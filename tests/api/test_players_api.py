@@ -122,3 +122,35 @@ def test_a_seat_is_read_as_a_number_or_its_old_text_form():
             {"action": "open_contest", "params": {"player": sent, "suit": "C", "kind": "plain"}}
         )
         assert move.params()["player"] == "2"  # as the engines and the record keep it
+
+
+def test_a_roll_keeps_its_command_as_written_and_what_pbp_resolved_beside_it(api, forum_world):
+    """Issue #35 item 4: `skill="Short Blade"` is not rewritten to `... score=7`."""
+    from tests.services.forum.tables import ONE_STATS
+
+    w = forum_world
+    base = FORUM.format(w.extra["forum"])
+    sheet = {"data": {"stats": ONE_STATS, "skills": {"Short Blade": 4}}}
+    put = api.put(f"/campaigns/{w.extra['forum']}/sheets/ada", token=w.tokens["player"], json=sheet)
+    assert put.status_code == 200, put.get_data(as_text=True)
+    ada = next(
+        c["id"]
+        for m in api.get(
+            f"/campaigns/{w.extra['forum']}/members", token=w.tokens["player"]
+        ).get_json()["members"]
+        for c in m["characters"]
+        if c["slug"] == "ada"
+    )
+    typed = '/roll one skill="Short Blade" # quick hands'
+    posted = api.post(
+        f"{base}/threads/{w.extra['thread']}/posts",
+        token=w.tokens["player"],
+        json={"body": f"I cut the rope.\n{typed}", "character_id": ada},
+    )
+    assert posted.status_code == 201, posted.get_data(as_text=True)
+    roll = posted.get_json()["rolls"][0]
+    assert roll["command"] == typed
+    assert roll["resolved"].startswith('/roll one check skill="Short Blade" score=')
+    assert roll["result"]["ruleset"] == "one" and roll["result"]["reading"]["kind"] == "check"
+    again = api.get(f"{base}/rolls/{roll['id']}", token=w.tokens["other_player"]).get_json()
+    assert again["roll"]["command"] == typed
