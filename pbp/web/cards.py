@@ -5,7 +5,9 @@ Thin views over pbp.services.cards.tables. Every page renders only the service's
 engine's ``view_for(state, viewer)`` and the redacted record – never the stored state. The
 moves are actions declared with `pbp.web.actions.action`: each carries a one-time token (a
 double click moves once), and a move the rules refuse comes back as the table with the rules'
-message beside the move's form and its fields as typed (422); nothing is saved.
+message beside the move's form and its fields as typed, with the status the API answers
+(422 the rules refuse it, 409 the table changed since; pbp.errors.REFUSAL_STATUSES); nothing
+is saved.
 """
 
 from __future__ import annotations
