@@ -20,7 +20,7 @@ from typing import Any
 from flask import Blueprint, Response, render_template, request
 from flask import url_for as flask_url_for
 
-from pbp.errors import UserError
+from pbp.errors import NotFound, UserError
 from pbp.inputs.forum import MoveIn, TableIn
 from pbp.models import Campaign
 from pbp.models.cards import CARD_RULESETS
@@ -117,7 +117,7 @@ def _game(campaign: Campaign, thread_id: int):
     thread = _thread(campaign, thread_id)
     game = cards.game_of_thread(session=session, thread=thread)
     if game is None:
-        raise UserError("this thread has no card table")
+        raise NotFound("this thread has no card table")
     return game
 
 

@@ -460,7 +460,7 @@ def test_only_the_gm_opens_a_table_and_visitors_are_sent_to_log_in(app, auth, db
     assert seats.anon.post(seats.base + "/new").status_code in (302, 400)
     no_table = seats.ann.get(seats.base)
     assert no_table.status_code == 200 and "no card table" in no_table.get_data(True)
-    assert seats.ann.get(seats.base + "/view.json").status_code == 400
+    assert seats.ann.get(seats.base + "/view.json").status_code == 404
     _open_table(seats)
     assert post_form(seats.stan, seats.base + "/start_game", {}).status_code == 403
     page = seats.gm.get(seats.base).get_data(as_text=True)
