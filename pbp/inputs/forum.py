@@ -52,7 +52,11 @@ class WatchIn(Body):
 class SheetIn(Body):
     """A character sheet: the ruleset checks it (ONE: stats, skills, hit points lost)."""
 
-    data: dict[str, Any] = Field(description="The sheet, as the sheet page's JSON holds it.")
+    data: dict[str, Any] = Field(
+        description="The sheet, as the sheet page's JSON holds it: its shape is the schema "
+        "OneSheet for ONE, NoirSheet for Noir, FreeSheet for the other rulesets (the "
+        "ruleset checks it and answers 422 with the reason)."
+    )
 
 
 class OwnCharacterIn(Body):
