@@ -30,8 +30,29 @@ class SchemaBehind(DatabaseError):
         )
 
 
+#: What a refusal's status means, on the pages and in the API alike (issue #35 item 5); the
+#: OpenAPI document and docs/api.md say the same words (tests/test_refusal_statuses.py).
+REFUSAL_STATUSES = {
+    400: "The request cannot be read: the body is not JSON, a query parameter or cursor is "
+    "malformed, or a form is damaged. Fix the request itself.",
+    409: "The request is fine, but the game's state forbids it now: the turn is open, the "
+    "campaign has ended, the table changed since you read it (a stale `version`), someone "
+    "else got in first. Read the state again; the same request may succeed later.",
+    422: "The request was read and is refused for what it asks: a body outside the schema, "
+    "or something the rules or pbp do not allow (a card move, a roll command, a sheet, a "
+    "reused Idempotency-Key). The same request will always be refused: change what it asks.",
+}
+
+
 class UserError(PbpError):
-    """Something a user did that pbp refuses, with the reason."""
+    """Something a user did that pbp refuses, with the reason: 422, the request is refused
+    for what it asks (`REFUSAL_STATUSES`)."""
+
+    status = 422
+
+
+class Malformed(UserError):
+    """A request that cannot be read (a malformed header, a damaged form): 400."""
 
     status = 400
 
@@ -58,6 +79,7 @@ __all__ = [
     "ConfigError",
     "DatabaseError",
     "Forbidden",
+    "Malformed",
     "NotFound",
     "PbpError",
     "RulesError",

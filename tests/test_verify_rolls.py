@@ -100,8 +100,18 @@ def test_the_export_publishes_whispered_dice_without_their_words(ended_export):
 
 
 def test_the_wounded_named_skill_roll_verifies_from_its_stored_command(ended_export):
+    """Issue #35 item 4: the command stays as written; what pbp rolled is beside it."""
     one_roll = next(r for r in ended_export["rolls"] if "Short Blade" in r["command"])
-    assert one_roll["command"].endswith("score=7 mod=-3")
+    assert one_roll["command"] == '/roll one skill="Short Blade" mod=-1'
+    assert one_roll["resolved"].endswith("score=7 mod=-3")
+
+
+def test_an_export_from_before_the_typed_command_still_verifies(ended_export):
+    """Older exports carry only `command`, the command as rolled."""
+    old = copy.deepcopy(ended_export)
+    for roll in old["rolls"]:
+        roll["command"] = roll.pop("resolved")
+    assert rolls.verify_export(old).ok
 
 
 @pytest.mark.parametrize(
@@ -110,7 +120,9 @@ def test_the_wounded_named_skill_roll_verifies_from_its_stored_command(ended_exp
         (lambda d: _bump_first_face(_roll(d, 0)), "faces"),
         (lambda d: _roll(d, 0).__setitem__("total", 99), "total"),
         (lambda d: _flip(_roll(d, 3)["reading"], "success"), "reading"),
-        (lambda d: _roll(d, 1).__setitem__("command", "/roll 4d6kh3+1"), "total"),
+        (lambda d: _roll(d, 1).__setitem__("resolved", "/roll 4d6kh3+1"), "command"),
+        (lambda d: _both(_roll(d, 1), "/roll 4d6kh3+1"), "total"),
+        (lambda d: _roll(d, 3).__setitem__("command", '/roll one skill="Club" mod=-1'), "command"),
         (lambda d: _roll(d, 2).__setitem__("id", "a-different-id"), "faces"),
         (lambda d: d["rolls"].pop(4), "missing rolls"),
         (lambda d: d["fairness"].__setitem__("seed", "00" * 32), "seed"),
@@ -125,6 +137,10 @@ def test_a_tampered_export_is_caught(ended_export, tmp_path, tamper, field):
     code, output = _run(tmp_path, data)
     assert code == 1
     assert "mismatch" in output and field in output
+
+
+def _both(roll, command):
+    roll["command"] = roll["resolved"] = command
 
 
 def _roll(data, index):

@@ -13,6 +13,7 @@ from pbp.db import database
 from pbp.services import campaigns, unread
 from pbp.services import lookups as api_reads
 from pbp.services import roster as roster_service
+from pbp.services.forum import threads
 from pbp.services.lookups import Page
 from pbp.services.mail import preferences as mail_preferences
 from pbp.services.mail import reply_tokens
@@ -191,6 +192,29 @@ def add_character(call: Call, slug: str) -> s.CharacterOut:
         allow_private=current_app.config["PBP_ALLOW_PRIVATE_FEEDS"],
     )
     return character_out(character, hosted_blog.blog_of(session=call.session, character=character))
+
+
+@operation(
+    "GET", "/campaigns/<slug>/members", tag="campaigns", access="member", response=s.MembersOut
+)
+def list_members(call: Call, slug: str) -> s.MembersOut:
+    """The campaign's members (user ids, names, roles) and the characters each plays, with
+    ids and slugs: what a whisper or a card move names (any member)."""
+    campaign = campaigns.get_campaign(session=call.session, slug=slug)
+    found = threads.member_list(session=call.session, campaign=campaign, user=call.user)
+    return s.MembersOut(
+        members=[
+            s.MemberOut(
+                id=m.member.user_id,
+                display_name=m.member.name,
+                role=cast(Any, m.member.role),
+                characters=[
+                    s.MemberCharacterOut(id=c.id, slug=c.slug, name=c.name) for c in m.characters
+                ],
+            )
+            for m in found
+        ]
+    )
 
 
 @operation(

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from flask import current_app
 
+from pbp.api import game_schemas
 from pbp.api import schemas as s
 from pbp.api.registry import Call, operation
 from pbp.errors import NotFound
@@ -44,9 +45,10 @@ def roll_out(view: rolls.RollView) -> s.RollOut:
         visibility=cast(Any, view.visibility),
         state=cast(Any, view.state),
         created_at=view.created_at,
-        command=view.command,
+        command=view.as_typed,
+        resolved=view.command,
         note=view.note,
-        result=view.result,
+        result=cast(Any, view.result),  # validated into the typed result here
         text=view.text,
     )
 
@@ -76,6 +78,7 @@ def _draft(body: s.PostIn) -> Draft:
         kind=body.kind,
         audience=body.audience,
         recipient_ids=tuple(body.recipient_ids),
+        recipient_characters=tuple(body.recipient_characters),
         character_id=body.character_id,
         roll_visibility=body.roll_visibility,
     )
@@ -298,10 +301,11 @@ SHEET = "/campaigns/<slug>/sheets/<character>"
 
 
 def _sheet_out(character, sheet) -> s.SheetOut:
+    ruleset = sheet.ruleset if sheet else ""
     return s.SheetOut(
         character=character.slug,
-        ruleset=sheet.ruleset if sheet else "",
-        data=dict(sheet.data) if sheet else {},
+        ruleset=ruleset,
+        data=game_schemas.sheet_model(ruleset).model_validate(dict(sheet.data) if sheet else {}),
         updated_at=sheet.updated_at if sheet else None,
     )
 
@@ -406,9 +410,11 @@ def _table_out(call: Call, campaign, viewer, thread_id: int) -> s.TableOut:
         ruleset=t.ruleset,
         version=t.version,
         me=t.me,
-        view=t.view,
+        view=cast(Any, t.view),  # the engine's view, validated into its typed model here
         log=[
-            s.CardLogOut(seq=e.seq, actor=e.actor, action=e.action, events=list(e.events))
+            s.CardLogOut(
+                seq=e.seq, actor=e.actor, action=e.action, events=cast(Any, list(e.events))
+            )
             for e in t.log
         ],
     )
@@ -440,20 +446,23 @@ def open_table(call: Call, slug: str, thread_id: int) -> s.TableOut:
 
 
 @operation(
-    "POST", TABLE + "/moves", tag="forum", access="member", body=s.MoveIn, response=s.TableOut
+    "POST", TABLE + "/moves", tag="forum", access="member", body=s.CardMove, response=s.TableOut
 )
 def move(call: Call, slug: str, thread_id: int) -> s.TableOut:
     """Make one move at the table; the engine refuses what the rules do not allow, and
-    nothing is saved then. Send the `version` you saw, so a stale move is refused."""
+    nothing is saved then. Send the `version` you saw, so a stale move is refused.
+
+    Each action has its own parameters (the schemas named ...Move); a player is named by
+    their user id (an integer; "2" is still read as 2), the GM's side by "gm"."""
     campaign, viewer = _forum(call, slug)
-    body = call.body
+    body: s.CardMove = call.body
     cards.move(
         session=call.session,
         campaign=campaign,
         thread_id=thread_id,
         user=call.account,
         action=body.action,
-        params=body.params,
+        params=body.params(),
         expected_version=body.version,
         mail=_mail(),
         now=call.now,

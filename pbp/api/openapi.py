@@ -14,6 +14,7 @@ from pydantic.json_schema import models_json_schema
 
 from pbp.api import schemas
 from pbp.api.registry import ACCESS_TEXT, OPERATIONS, Operation
+from pbp.errors import REFUSAL_STATUSES
 from pbp.rate_limits import CONTENT_OPERATIONS, DRAFT_OPERATIONS
 
 REF = "#/components/schemas/{model}"
@@ -38,7 +39,9 @@ pbp's API does what the site's pages do, with the same permission checks.
 everything its owner may. Operations for the referee need the referee's token.
 
 **Errors** are RFC 9457 problem details (`application/problem+json`); `detail` says what
-to change, and `errors` lists each invalid field.
+to change, and `errors` lists each invalid field. 400: the request cannot be read; 409: the
+game's state forbids it now; 422: refused for what it asks (the schema or the rules). The
+pages answer a refused form with the same status.
 
 **Lists** come in pages: `items` and `next_cursor`; pass `cursor=<next_cursor>` for the
 next page (also in the `Link: rel="next"` header). A null `next_cursor` is the last page.
@@ -135,7 +138,7 @@ def _problem(description: str, headers: dict | None = None) -> dict:
 def _errors(op: Operation) -> dict:
     challenge = {"WWW-Authenticate": {"schema": {"type": "string"}}}
     errors = {
-        "400": _problem("A malformed request: the detail says what to change."),
+        "400": _problem(REFUSAL_STATUSES[400]),
         "401": _problem("No token, or one that is unknown or revoked.", challenge),
         "404": _problem("No such campaign, character, entry or turn."),
         "default": _problem("Any other error, as problem details."),
@@ -143,8 +146,8 @@ def _errors(op: Operation) -> dict:
     if op.access != "public" or op.writes:
         errors["403"] = _problem("You may not do this (the detail says who may).")
     if op.writes:
-        errors["409"] = _problem("The game's state forbids it now (e.g. the turn is open).")
-        errors["422"] = _problem("The body does not fit the schema, or the key was reused.")
+        errors["409"] = _problem(REFUSAL_STATUSES[409])
+        errors["422"] = _problem(REFUSAL_STATUSES[422])
     if op.body is not None:
         errors["413"] = _problem("The body is larger than pbp accepts (1 MiB by default).")
         errors["415"] = _problem("The body is not JSON.")

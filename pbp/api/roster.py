@@ -12,7 +12,7 @@ from typing import Any, cast
 from flask import current_app
 
 from pbp.api import schemas as s
-from pbp.api.convert import character_out
+from pbp.api.convert import campaign_out, character_out
 from pbp.api.registry import Call, operation
 from pbp.services import campaigns, invites, roster
 from pbp.services.lookups import Page
@@ -199,3 +199,27 @@ def hand_over_character(call: Call, slug: str, character: str) -> s.HandOverOut:
             invites.OpenInvite(handed.invite.invite, handed.invite.url, handed.character)
         )
     return s.HandOverOut(character=_out(call, handed.character), invite=invite)
+
+
+@operation(
+    "POST",
+    "/invites/accept",
+    tag="campaigns",
+    access="user",
+    body=s.AcceptInviteIn,
+    response=s.CampaignOut,
+    status=201,
+)
+def accept_invite(call: Call) -> s.CampaignOut:
+    """Accept an invitation with the account of this token: you join the campaign in the
+    invitation's role (and with its character, if it names one). A new account is made on
+    the invitation's page instead."""
+    campaign = invites.accept_invite(
+        session=call.session,
+        invitation=call.body.invitation,
+        user=call.account,
+        secret_key=cast(str, current_app.secret_key),
+        now=call.now,
+    )
+    member = campaigns.membership(session=call.session, campaign=campaign, user=call.account)
+    return campaign_out(campaign, member.role if member else None)

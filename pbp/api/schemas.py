@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pbp.api import game_schemas as g
 from pbp.inputs import MAX_ID, Text
 from pbp.inputs.alive import ActivitySettingsIO as ActivitySettingsIO
 from pbp.inputs.alive import AwayIn as AwayIn
@@ -22,6 +23,7 @@ from pbp.inputs.campaigns import CommenterIn as CommenterIn
 from pbp.inputs.campaigns import ReadIn as ReadIn
 
 # The bodies the pages' forms share live in pbp.inputs (one place for input checks).
+from pbp.inputs.cards import CardMove as CardMove
 from pbp.inputs.entries import EntryEdit as EntryEdit
 from pbp.inputs.entries import EntryIn as EntryIn
 from pbp.inputs.entries import NoteIn as NoteIn
@@ -34,6 +36,7 @@ from pbp.inputs.forum import SheetIn as SheetIn
 from pbp.inputs.forum import TableIn as TableIn
 from pbp.inputs.forum import ThreadIn as ThreadIn
 from pbp.inputs.forum import WatchIn as WatchIn
+from pbp.inputs.invites import AcceptInviteIn as AcceptInviteIn
 from pbp.inputs.invites import InviteIn as InviteIn
 from pbp.inputs.mail import MailPreferences as MailPreferences
 from pbp.inputs.player import BlogChoiceIn as BlogChoiceIn
@@ -170,6 +173,25 @@ class CharacterOut(Out):
 class PlayerOut(Out):
     id: int
     display_name: str
+
+
+class MemberCharacterOut(Out):
+    id: int
+    slug: str = Field(description="Name it in a whisper's `recipient_characters`.")
+    name: str
+
+
+class MemberOut(Out):
+    id: int = Field(description="The user id: a whisper's `recipient_ids`, a card seat.")
+    display_name: str
+    role: Literal["referee", "player"]
+    characters: list[MemberCharacterOut] = Field(description="The characters they play.")
+
+
+class MembersOut(Out):
+    """Everyone in the campaign, with the characters each plays."""
+
+    members: list[MemberOut]
 
 
 class FeedHealthOut(Out):
@@ -466,9 +488,16 @@ class RollOut(Out):
     visibility: Literal["public", "gm", "blind"]
     state: Literal["shown", "blind", "hidden"]
     created_at: datetime
-    command: str | None
+    command: str | None = Field(description="The command as its poster wrote it.")
+    resolved: str | None = Field(
+        description="What pbp rolled: the command with a named skill's number from the "
+        "sheet (`note` says where it came from); the check recomputes from this."
+    )
     note: str
-    result: dict[str, Any] | None
+    result: g.RollResult | None = Field(
+        description="The dice and their reading, typed by `ruleset` and `reading.kind`; "
+        "null unless the state is shown."
+    )
     text: str
 
 
@@ -502,7 +531,9 @@ class WatchOut(Out):
 class SheetOut(Out):
     character: str = Field(description="The character's slug.")
     ruleset: str
-    data: dict[str, Any]
+    data: g.OneSheet | g.NoirSheet | g.FreeSheet = Field(
+        description="The sheet: OneSheet for ONE, NoirSheet for Noir, FreeSheet otherwise."
+    )
     updated_at: datetime | None
 
 
@@ -520,7 +551,7 @@ class CardLogOut(Out):
     seq: int
     actor: str
     action: str
-    events: list[dict[str, Any]]
+    events: list[g.CardEventOut]
 
 
 class TableOut(Out):
@@ -530,8 +561,10 @@ class TableOut(Out):
     thread_id: int
     ruleset: str
     version: int = Field(description="Send it with a move: a stale move is refused (409).")
-    me: str | None = Field(description="Your seat at the table, if you have one.")
-    view: dict[str, Any]
+    me: g.Seat | None = Field(
+        description='Your seat at the table: your user id, "gm" for the GM; null: none.'
+    )
+    view: g.TableView = Field(description="The table, typed by `ruleset`.")
     log: list[CardLogOut]
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,11 @@ class PostIn(Body):
     audience: Literal["all", "gm", "whisper"] = "all"
     recipient_ids: list[Id] = Field(
         default_factory=list, max_length=50, description="User ids a whisper goes to."
+    )
+    recipient_characters: list[Annotated[Text, Field(min_length=1, max_length=80)]] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Characters (by slug) a whisper goes to: to the players who play them.",
     )
     character_id: Id | None = Field(default=None, description="Post as this character.")
     roll_visibility: Literal["public", "gm", "blind"] = "public"
@@ -47,7 +52,11 @@ class WatchIn(Body):
 class SheetIn(Body):
     """A character sheet: the ruleset checks it (ONE: stats, skills, hit points lost)."""
 
-    data: dict[str, Any] = Field(description="The sheet, as the sheet page's JSON holds it.")
+    data: dict[str, Any] = Field(
+        description="The sheet, as the sheet page's JSON holds it: its shape is the schema "
+        "OneSheet for ONE, NoirSheet for Noir, FreeSheet for the other rulesets (the "
+        "ruleset checks it and answers 422 with the reason)."
+    )
 
 
 class OwnCharacterIn(Body):

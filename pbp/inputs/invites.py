@@ -38,3 +38,16 @@ class InviteIn(Body):
         "role": "the role is Player or Co-referee",
         "days": f"an invite works for 1 to {limits.MAX_INVITE_DAYS} days: give a whole number",
     }
+
+
+class AcceptInviteIn(Body):
+    """An invitation accepted by an account that exists (issue #35 item 3): the token's."""
+
+    invitation: Text = Field(
+        min_length=1,
+        max_length=2000,
+        description="The invitation link as the referee sent it, or its last part.",
+    )
+
+    names: ClassVar[dict[str, str]] = {"invitation": "the invitation link"}
+    needed: ClassVar[dict[str, str]] = {"invitation": "paste the invitation link"}

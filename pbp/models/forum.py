@@ -162,6 +162,9 @@ class Roll(SQLModel, table=True):
     character_id: int | None = _fk("character.id", nullable=True, ondelete="SET NULL")
     visibility: str = Field(default="public", max_length=16)
     command: str = Field(max_length=600)
+    # The command as its poster typed it (issue #35 item 4); `command` is what pbp resolved
+    # and rolled. "" for a roll stored before pbp kept it.
+    typed: str = Field(default="", max_length=600, sa_column_kwargs={"server_default": ""})
     # How a named skill was resolved, e.g. "Short Blade 7 from Ada's sheet; wounded -2".
     note: str = Field(default="", max_length=500)
     result: dict = _json()

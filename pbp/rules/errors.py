@@ -14,5 +14,6 @@ class RulesError(Exception):
     The message is written for the player or referee: it says what to do instead.
     """
 
-    #: The answer the web layer gives (400: the request asked for something the rules refuse).
-    status = 400
+    #: The answer the web layer gives (422: the request asked for something the rules refuse;
+    #: pbp.errors.REFUSAL_STATUSES).
+    status = 422

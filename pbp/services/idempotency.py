@@ -16,7 +16,7 @@ from typing import Any, cast
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from pbp.errors import UserError
+from pbp.errors import Malformed, UserError
 from pbp.models import User
 from pbp.models.api import IdempotencyRecord
 
@@ -32,7 +32,7 @@ class KeyReused(UserError):
 
 def check_key(key: str) -> str:
     if not key or len(key) > MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
-        raise UserError(
+        raise Malformed(
             f"an Idempotency-Key is 1 to {MAX_KEY_LENGTH} printable ASCII characters, "
             "e.g. a random UUID"
         )

@@ -37,6 +37,25 @@ def invite_url(*, invite: Invite, secret_key: str, base_url: str) -> str:
     return links.absolute(base_url, links.invite(token))
 
 
+def link_token(invitation: str) -> str:
+    """The signed part of an invitation link (the whole link, or that part alone)."""
+    text = invitation.strip().split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    return text.rsplit("/invite/", 1)[-1] if "/invite/" in text else text
+
+
+def accept_invite(
+    *, session: Session, invitation: str, user: User, secret_key: str, now: datetime
+) -> Campaign:
+    """An existing account accepts an invitation (the API's way in: a bot has an account
+    and a token, never a browser). The checks are the invitation page's own
+    (`accounts.accept_invite` with a logged-in user): a used, expired or withdrawn link is
+    refused, and so is an account already in the campaign."""
+    token = link_token(invitation)
+    details = accounts.check_invite(session=session, token=token, secret_key=secret_key, now=now)
+    accounts.accept_invite(session=session, token=token, secret_key=secret_key, now=now, user=user)
+    return details.campaign
+
+
 def open_invite_links(
     *, session: Session, campaign: Campaign, secret_key: str, base_url: str, now: datetime
 ) -> list[OpenInvite]:

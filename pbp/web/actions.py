@@ -21,7 +21,8 @@ The decorator owns, in this order, what every form's view used to write for itse
 3. The clock, the session, the mail settings and the sender, on `Act`.
 4. One commit, after the view returns; nothing is committed when it raises.
 5. The refused form. A refusal the person can fix (statuses 400, 409, 422: see
-   `pbp.web.refusals`) rolls back and renders the form's `page` again with status 422: the
+   `pbp.web.refusals`) rolls back and renders the form's `page` again with the refusal's own
+   status, the API's for the same refusal (pbp.errors.REFUSAL_STATUSES): the
    page reads what was typed with `as_typed()` and shows the reason with `refusal()`, so
    nothing typed is lost. Other refusals (403, 404, 410) keep their own error pages.
 
@@ -66,7 +67,7 @@ from pbp.services import campaigns, idempotency
 from pbp.services.mail import send as mail_send
 from pbp.services.mail.settings import MailSettings
 from pbp.web import access
-from pbp.web.refusals import REFUSED_FORM, shown_with_form
+from pbp.web.refusals import refused_status, shown_with_form
 
 Role = Literal["anyone", "user", "member", "player", "referee"]
 
@@ -221,7 +222,7 @@ def action(
     """Declare a page form's action (see the module docstring).
 
     `page` is the view (or its endpoint) that renders the form: a refusal renders it again
-    with status 422, and with `get=True` it answers a GET of the same rule.
+    with the refusal's status, and with `get=True` it answers a GET of the same rule.
     """
 
     def register(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -275,7 +276,7 @@ def _run(view, path: dict, *, role: Role, creates: bool, page) -> Any:
         if not shown_with_form(exc) or page is None:
             raise
         g.pbp_refusal = (request.endpoint, str(exc))
-        return _render_page(page, path, status=REFUSED_FORM)
+        return _render_page(page, path, status=refused_status(exc))
     except BaseException:
         act.session.rollback()
         raise

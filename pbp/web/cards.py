@@ -5,7 +5,9 @@ Thin views over pbp.services.cards.tables. Every page renders only the service's
 engine's ``view_for(state, viewer)`` and the redacted record – never the stored state. The
 moves are actions declared with `pbp.web.actions.action`: each carries a one-time token (a
 double click moves once), and a move the rules refuse comes back as the table with the rules'
-message beside the move's form and its fields as typed (422); nothing is saved.
+message beside the move's form and its fields as typed, with the status the API answers
+(422 the rules refuse it, 409 the table changed since; pbp.errors.REFUSAL_STATUSES); nothing
+is saved.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from flask import Blueprint, Response, render_template, request
 from flask import url_for as flask_url_for
 
-from pbp.errors import UserError
+from pbp.errors import NotFound, UserError
 from pbp.inputs.forum import MoveIn, TableIn
 from pbp.models import Campaign
 from pbp.models.cards import CARD_RULESETS
@@ -115,7 +117,7 @@ def _game(campaign: Campaign, thread_id: int):
     thread = _thread(campaign, thread_id)
     game = cards.game_of_thread(session=session, thread=thread)
     if game is None:
-        raise UserError("this thread has no card table")
+        raise NotFound("this thread has no card table")
     return game
 
 

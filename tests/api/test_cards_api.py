@@ -78,5 +78,5 @@ def test_a_move_the_rules_refuse_is_a_problem_and_saves_nothing(api, world, db_s
         token=world.tokens["player"],
         json={"action": "create_character", "params": bad},
     )
-    assert refused.status_code == 400 and "all four" in refused.get_json()["detail"]
+    assert refused.status_code == 422 and "all four" in refused.get_json()["detail"]
     assert api.get(url, token=world.tokens["player"]).get_json()["version"] == 0

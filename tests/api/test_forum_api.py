@@ -73,7 +73,7 @@ def test_a_bad_roll_command_says_what_is_wrong(api, forum_world):
         token=w.tokens["player"],
         json={"body": "/roll 2d6 Watch"},
     )
-    assert response.status_code == 400 and response.mimetype == "application/problem+json"
+    assert response.status_code == 422 and response.mimetype == "application/problem+json"
     assert "a roll looks like 2d6+1" in response.get_json()["detail"]
 
 

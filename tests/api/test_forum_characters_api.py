@@ -50,7 +50,7 @@ def test_a_sheet_the_ruleset_refuses_makes_nothing(api, db_session, forum_world)
         token=token,
         json={"name": "Dash", "sheet": {"stats": {**ONE_STATS, "STR": 12}}},
     )
-    assert refused.status_code == 400 and "35" in refused.get_json()["detail"]
+    assert refused.status_code == 422 and "35" in refused.get_json()["detail"]
     assert db_session.exec(select(Character).where(Character.name == "Dash")).all() == []
 
 

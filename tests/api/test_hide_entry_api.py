@@ -42,7 +42,7 @@ def test_a_challenge_cannot_be_hidden(api, world):
     """Noteworthy: a withdrawn challenge "still counts as your challenge for that turn";
     hiding would free its author to challenge again."""
     answer = _hide(api, world, entry=world.challenge)
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     assert "a challenge cannot be hidden" in answer.get_data(as_text=True)
 
 
@@ -55,7 +55,7 @@ def test_another_player_cannot_hide_it(api, world):
 def test_hiding_twice_is_refused_with_the_reason(api, world):
     assert _hide(api, world).status_code == 200
     again = _hide(api, world)
-    assert again.status_code == 400 and "you hid this entry" in again.get_data(as_text=True)
+    assert again.status_code == 422 and "you hid this entry" in again.get_data(as_text=True)
 
 
 @pytest.mark.parametrize(

@@ -183,7 +183,7 @@ def test_a_rules_refusal_reads_as_the_form_does(api, world):
         token=world.tokens["player"],
         json={"title": "Again!", "mood": "Challenging", "target_id": world.characters["Cleo"].id},
     )
-    assert "already challenged this turn" in _problem(response, 400)["detail"]
+    assert "already challenged this turn" in _problem(response, 422)["detail"]
 
 
 @pytest.mark.parametrize(

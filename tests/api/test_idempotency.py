@@ -72,7 +72,7 @@ def test_a_refused_request_is_not_remembered(api, world, db_session):
         headers={"Idempotency-Key": "key-3"},
         json={"title": "   ", "body": "", "mood": "Content"},
     )
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     stored = select(IdempotencyRecord).where(IdempotencyRecord.key == "key-3")
     assert db_session.exec(stored).all() == []
     assert write(api, world, "key-3").status_code == 201

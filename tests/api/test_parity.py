@@ -15,6 +15,9 @@ WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 
 # web endpoint -> the API operation (pbp.api.registry name) that does the same.
 TWINS = {
+    # An existing account accepts an invitation (#35 item 3); a new account is made on the
+    # invitation's page (the person has no token yet).
+    "auth.invite": "accept_invite",
     # the referee's dashboard (pbp.web.referee)
     "referee.post_event": "post_event",
     "referee.queue_event": "queue_event",
@@ -102,7 +105,6 @@ NO_TWIN = {
     "auth.reset_request": "password reset: the person cannot log in, so has no token",
     "auth.reset": "password reset by the mailed link: authorised by that link alone",
     "auth.change_password": "a password is the cookie session's: a token cannot change it",
-    "auth.invite": "accepting an invitation may create the account: authorised by the link",
     # The signed link in a mail is the whole authorisation (RFC 8058 one-click).
     "mail.unsubscribe": "the unsubscribe link in a mail; the API has put_mail_preferences",
     # Not a person's action: a WebSub hub pushing a feed's new content to pbp.

@@ -4,7 +4,7 @@ Callers: anonymous (no token), stranger (a token, not in the campaign), player (
 other_player (Bram's: same campaign, not the author of Ada's entry), referee. The world
 (tests/api/conftest.py): turn 1 is open and Ada challenges Bram with entry `challenge`.
 
-A 2xx/409/400 for the referee or a player means the permission check let them through and
+A 2xx/409/422 for the referee or a player means the permission check let them through and
 the game's own rules answered (e.g. posting an event while turn 1 is open is a conflict).
 """
 
@@ -97,6 +97,15 @@ MATRIX = {
     "put_push_preferences": ("PUT", "/campaigns/{slug}/me/push", {"events": True}, MEMBERS),
     # Read marks are each member's own (issue #29 item 2).
     "mark_read": ("POST", "/campaigns/{slug}/read", None, MEMBERS),
+    # Any member lists the members and their characters (#35 item 3).
+    "list_members": ("GET", "/campaigns/{slug}/members", None, MEMBERS),
+    # Any account may try a link; this one is not an invitation (404), never a 403.
+    "accept_invite": (
+        "POST",
+        "/invites/accept",
+        {"invitation": "https://pbp.test/invite/not-a-link"},
+        {ANON: 401, STRANGER: 404, PLAYER: 404, OTHER: 404, REF: 404},
+    ),
     "get_mail_preferences": ("GET", "/campaigns/{slug}/me/mail", None, MEMBERS),
     "put_mail_preferences": (
         "PUT",
@@ -195,7 +204,7 @@ MATRIX = {
         players(200),
     ),
     # Ada blogs on pbp: the poll is refused after the permission check lets the referee in.
-    "poll_now": ("POST", "/campaigns/{slug}/characters/ada/poll", None, only_referee(400)),
+    "poll_now": ("POST", "/campaigns/{slug}/characters/ada/poll", None, only_referee(422)),
     "list_turns": ("GET", "/campaigns/{slug}/turns", None, PUBLIC),
     "get_turn": ("GET", "/campaigns/{slug}/turns/1", None, PUBLIC),
     "post_event": (
@@ -237,8 +246,8 @@ MATRIX = {
         players(200, other=403),
     ),
     "withdraw": ("POST", "/campaigns/{slug}/entries/{entry}/withdraw", None, players(200, 403)),
-    # {entry} is Ada's challenge, which nobody may hide (a rule's 400 once access is granted).
-    "hide_entry": ("POST", "/campaigns/{slug}/entries/{entry}/hide", None, players(400, 403)),
+    # {entry} is Ada's challenge, which nobody may hide (a rule's 422 once access is granted).
+    "hide_entry": ("POST", "/campaigns/{slug}/entries/{entry}/hide", None, players(422, 403)),
     "list_notes": ("GET", "/campaigns/{slug}/entries/{entry}/notes", None, PUBLIC),
     "add_note": (
         "POST",
@@ -387,12 +396,12 @@ FORUM_MATRIX = {
     "get_roll": ("GET", FORUM + "/rolls/{roll}", None, PUBLIC),
     "watch": ("PUT", FORUM + "/threads/{thread}/watch", {"on": True}, members(200)),
     "get_sheet": ("GET", "/campaigns/{forum}/sheets/ada", None, PUBLIC),
-    # Ada's sheet: her player and the GM may change it; ONE refuses an empty sheet (400).
+    # Ada's sheet: her player and the GM may change it; ONE refuses an empty sheet (422).
     "edit_sheet": (
         "PUT",
         "/campaigns/{forum}/sheets/ada",
         {"data": {}},
-        {ANON: 401, STRANGER: 403, PLAYER: 400, OTHER: 403, REF: 400},
+        {ANON: 401, STRANGER: 403, PLAYER: 422, OTHER: 403, REF: 422},
     ),
     # ONE is not played with cards: past the permission checks the table is not found.
     "get_table": ("GET", FORUM + "/threads/{thread}/cards", None, {r: 404 for r in ROLES}),

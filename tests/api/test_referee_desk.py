@@ -65,7 +65,7 @@ def test_settings_refused_in_words_and_unchanged(api, world, change, words):
     ref = world.tokens["referee"]
     path = f"/campaigns/{world.slug}/settings"
     body = {"opening_turns": 3, "time_zone": "UTC", "cadence": {"kind": "manual"}, **change}
-    refused(api.put(path, token=ref, json=body), 400, words)
+    refused(api.put(path, token=ref, json=body), 422, words)
     assert api.get(path, token=ref).get_json()["opening_turns"] == 0
 
 
@@ -92,7 +92,7 @@ def test_queued_event_for_a_character_of_another_campaign_is_refused(api, world)
     response = api.put(
         f"/campaigns/{world.slug}/queued-event", token=world.tokens["referee"], json=body
     )
-    refused(response, 400, "character of this campaign")
+    refused(response, 422, "character of this campaign")
 
 
 def test_final_notice_published_and_mailed_to_everyone_once(api, world):
@@ -120,7 +120,7 @@ def test_a_blank_final_notice_is_refused(api, world):
         token=world.tokens["referee"],
         json={"text": "   "},
     )
-    refused(response, 400, "needs some text")
+    refused(response, 422, "needs some text")
 
 
 def test_reminders_go_to_players_without_an_entry(api, world):
@@ -209,8 +209,8 @@ def test_invitation_made_with_its_character_and_mailed(api, world):
     "body, status, words",
     [
         ({"character": "ada"}, 409, "already has a player"),
-        ({"character": "nobody"}, 400, "no character 'nobody'"),
-        ({"character": "cleo", "role": "referee"}, 400, "only a player invite"),
+        ({"character": "nobody"}, 422, "no character 'nobody'"),
+        ({"character": "cleo", "role": "referee"}, 422, "only a player invite"),
     ],
 )
 def test_invitation_refused_in_words(api, world, body, status, words):

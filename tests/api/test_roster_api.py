@@ -48,7 +48,7 @@ def test_invitations_listed_with_their_links_and_resent(api, world, db_session):
     assert len(mails(db_session, "pip@example.test")) == 2
 
     refused = api.post(f"/campaigns/{world.slug}/invites/{bare.invite.id}/resend", token=token)
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     assert "names no email address" in refused.get_json()["detail"]
 
 
@@ -70,7 +70,7 @@ def test_the_referee_changes_characters_through_the_api(api, world, db_session):
 
     bad = api.post(character(world, "dov", "feed"), token=token,
                    json={"feed_url": "ftp://example.test/feed"})  # fmt: skip
-    assert bad.status_code == 400 and bad.get_json()["detail"]
+    assert bad.status_code == 422 and bad.get_json()["detail"]
     feed = api.post(character(world, "dov", "feed"), token=token,
                     json={"feed_url": "http://127.0.0.1:9/dov.xml"})  # fmt: skip
     assert feed.get_json()["blog"] == {
@@ -93,7 +93,7 @@ def test_handing_over_through_the_api(api, world, db_session):
     assert busy.status_code == 409 and "already plays Bram" in busy.get_json()["detail"]
     stranger = api.post(character(world, "fay", "player"), token=token,
                         json={"member_id": world.users["stranger"].id})  # fmt: skip
-    assert stranger.status_code == 400
+    assert stranger.status_code == 422
     handed = api.post(character(world, "bram", "player"), token=token,
                       json={"email": "new@example.test"})  # fmt: skip
     body = handed.get_json()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from datetime import UTC, datetime
 
 import pytest
@@ -34,6 +34,7 @@ from pbp.api import OPERATIONS
 from pbp.db import make_engine
 from pbp.services import campaigns
 from pbp.services.accounts import tokens as api_tokens
+from pbp.services.cards import tables as cards
 from pbp.services.forum import posts, rolls
 from pbp.services.forum.drafts import Draft
 from pbp.services.mail.settings import MailSettings
@@ -113,6 +114,7 @@ def seed(engine) -> dict:
             now=NOW,
         )
         roll = rolls.rolls_of_posts(session=session, post_ids=[post.id])[post.id][0]
+        table = _card_table(session, referee, player)
         tokens = {
             role: api_tokens.create_token(
                 session=session, user=user, name="fuzz", scope="write", now=NOW
@@ -127,7 +129,26 @@ def seed(engine) -> dict:
         "post_id": post.id,
         "roll_id": roll.id,
     }
-    return {"tokens": tokens, "known": known, "forum": forum_known}
+    return {"tokens": tokens, "known": known, "forum": forum_known, "cards": table}
+
+
+def _card_table(session, referee, player) -> dict:
+    """A Sex & Violence scene with an open table and Ada's character: valid moves (a GM
+    character, a contest, a bid) then reach the engine and change the table."""
+    game = campaigns.create_campaign(
+        session=session, referee=referee, name="Fuzz cards", ruleset="sex-and-violence"
+    )
+    campaigns.add_character(session=session, campaign=game, name="Ada", user=player)
+    mail = MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>")
+    post = posts.create_thread(
+        session=session, campaign=game, author=referee, title="Bar", draft=Draft(body="Smoke."),
+        mail=mail, now=NOW,
+    )  # fmt: skip
+    cards.open_table(
+        session=session, campaign=game, thread_id=post.thread_id, user=referee, settings={},
+        mail=mail, now=NOW,
+    )  # fmt: skip
+    return {"slug": game.slug, "thread_id": post.thread_id}
 
 
 def test_no_server_errors_and_no_schema_violations(scratch, tmp_path):
@@ -141,11 +162,13 @@ def test_no_server_errors_and_no_schema_violations(scratch, tmp_path):
             "PBP_BASE_URL": "http://pbp.test",
             "PBP_FETCH_CONNECT_TIMEOUT": 0.5,
             "PBP_FETCH_READ_TIMEOUT": 1,
+            "PBP_CONTENT_LIMIT": "100000 per minute",  # the fuzzer posts far faster than people
         }
     )
     wire(app)
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
     statuses: Counter = Counter()
+    by_operation: dict[str, Counter] = defaultdict(Counter)
     started, operations, skipped = time.monotonic(), 0, []
     for result in schema.get_all_operations():
         operation = result.ok()
@@ -153,6 +176,7 @@ def test_no_server_errors_and_no_schema_violations(scratch, tmp_path):
         parameters = list(operation.iter_parameters())
         names = {p.name for p in parameters if p.location == "path"}
         known = world["forum"] if "/forum" in operation.path else world["known"]
+        known = world["cards"] if operation.path.endswith("/cards/moves") else known
         pinned = {k: v for k, v in known.items() if k in names}
         for mode in MODES:
             if not mode.is_positive and not negatable(operation, parameters):
@@ -162,7 +186,13 @@ def test_no_server_errors_and_no_schema_violations(scratch, tmp_path):
                 operation.as_strategy(mode, path_parameters=pinned),
                 operation.as_strategy(mode),
             )
-            fuzz(app, cases, world["tokens"], statuses)
+            fuzz(app, cases, world["tokens"], statuses, by_operation[operation.label])
+        if operation.label == "POST /campaigns/{slug}/forum/threads/{thread_id}/posts":
+            fuzz(app, valid_posts(operation, pinned), world["tokens"], statuses,
+                 by_operation[operation.label])  # fmt: skip
+        if operation.path.endswith("/cards/moves"):
+            fuzz(app, valid_moves(operation, pinned), world["tokens"], statuses,
+                 by_operation[operation.label])  # fmt: skip
     elapsed = time.monotonic() - started
     print(
         f"\nschemathesis: {operations} operations, {sum(statuses.values())} requests in "
@@ -172,6 +202,54 @@ def test_no_server_errors_and_no_schema_violations(scratch, tmp_path):
     assert operations == len(OPERATIONS)  # every operation, none missing from the document
     assert not any(status >= 500 for status in statuses)
     assert statuses[200] and statuses[201]  # the pinned resources reached real work
+    # The typed forum and card operations are reached with valid bodies, not only refused.
+    for label in (
+        "POST /campaigns/{slug}/forum/threads/{thread_id}/cards/moves",
+        "POST /campaigns/{slug}/forum/threads/{thread_id}/posts",
+        "GET /campaigns/{slug}/forum/threads/{thread_id}/posts",
+        "GET /campaigns/{slug}/forum/rolls/{roll_id}",
+    ):
+        assert any(200 <= code < 300 for code in by_operation[label]), (label, by_operation[label])
+
+
+LETTERS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", min_size=1, max_size=30).filter(str.strip)
+
+
+def valid_moves(operation, pinned):
+    """Moves the rules allow at the seeded table (the GM's characters, a contest, Ada's
+    character), so the typed bodies reach the engine and the typed view comes back."""
+    body = st.one_of(
+        st.builds(lambda n: {"action": "add_gm_character", "params": {"name": n}}, LETTERS),
+        st.sampled_from([{"action": "end_scene"}, {"action": "end_session", "params": {}}]),
+        st.builds(
+            lambda n, fields: {
+                "action": "create_character",
+                "params": {
+                    "name": n, "archetype": "fool", "criminal_background": "Fence",
+                    "redeeming_quality": "Kind", "angle": "debts", "fields": fields,
+                },
+            },
+            LETTERS,
+            st.sampled_from([["C"], ["H", "S"], ["D", "C", "H"]]),
+        ),
+    )  # fmt: skip
+    return body.map(
+        lambda b: operation.Case(path_parameters=pinned, body=b, media_type="application/json")
+    )
+
+
+def valid_posts(operation, pinned):
+    """Posts with a roll of each kind the ONE campaign takes: the typed result comes back."""
+    rolls = ["/roll 2d6+1", "/roll one check skill=8", "/roll one quick skill=8 vs=6"]
+    body = st.builds(
+        lambda text, roll, audience: {"body": f"{text}\n{roll}", "audience": audience},
+        LETTERS,
+        st.sampled_from(rolls),
+        st.sampled_from(["all", "gm"]),
+    )
+    return body.map(
+        lambda b: operation.Case(path_parameters=pinned, body=b, media_type="application/json")
+    )
 
 
 def negatable(operation, parameters) -> bool:
@@ -182,7 +260,7 @@ def negatable(operation, parameters) -> bool:
     return any(p.definition.get("schema", {}).get("type") == "integer" for p in parameters)
 
 
-def fuzz(app, cases, tokens, statuses: Counter) -> None:
+def fuzz(app, cases, tokens, statuses: Counter, mine: Counter) -> None:
     @given(case=cases, role=st.sampled_from(sorted(tokens)))
     @settings(
         max_examples=EXAMPLES,
@@ -196,6 +274,7 @@ def fuzz(app, cases, tokens, statuses: Counter) -> None:
         case.headers = {**(case.headers or {}), "Authorization": f"Bearer {tokens[role]}"}
         response = case.call(app=app)
         statuses[response.status_code] += 1
+        mine[response.status_code] += 1
         case.validate_response(response, checks=CHECKS)
 
     run()

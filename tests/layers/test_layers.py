@@ -57,9 +57,10 @@ def _refusing_app(app):
     return app
 
 
-def test_a_rules_error_that_reaches_the_web_layer_is_a_clear_400_page(app):
+def test_a_rules_error_that_reaches_the_web_layer_is_a_clear_422_page(app):
+    """422: refused for what it asks (pbp.errors.REFUSAL_STATUSES), as the API answers."""
     response = _refusing_app(app).test_client().get("/_test/refuse")
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert "The queen of hearts is not in your hand." in response.get_data(as_text=True)
 
 

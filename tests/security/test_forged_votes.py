@@ -242,7 +242,7 @@ def test_a_player_cannot_claim_another_characters_address(
     )
     db_session.commit()
     page = auth.post(bram_logged_in, {"uris": BRAM_PROFILE})
-    assert page.status_code == 422  # shown again on its form (pbp.web.refusals)
+    assert page.status_code == 409  # shown again on its form, with its status (pbp.web.refusals)
     assert "already Dov" in page.get_data(as_text=True)
 
 
@@ -318,7 +318,7 @@ def test_a_player_declares_their_address_through_the_api(db_session, game, clien
     assert taken.status_code == 409 and taken.mimetype == "application/problem+json"
     assert "already Dov's" in taken.get_json()["detail"]
     bad = api.put(url, token=token, json={"uris": ["Bram"]})
-    assert bad.status_code == 400 and "starts with https://" in bad.get_json()["detail"]
+    assert bad.status_code == 422 and "starts with https://" in bad.get_json()["detail"]
     assert api.put(url, json={"uris": []}).status_code == 401
 
 

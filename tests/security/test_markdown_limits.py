@@ -150,7 +150,7 @@ def test_the_api_refuses_an_over_long_or_intricate_entry_with_a_problem(client, 
     refused = client.post(
         f"/api/v1/campaigns/{campaign.slug}/entries", json=intricate, headers=headers
     )
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     assert "too intricate" in refused.get_json()["detail"]
 
 

@@ -140,7 +140,7 @@ def test_existing_account_is_told_to_log_in(client, auth, db_session):
             "confirm": "somebody else's guess",
         },
     )
-    assert page.status_code == 422  # refused on the form, which keeps what was typed
+    assert page.status_code == 409  # refused on the form (a conflict), which keeps what was typed
     assert "log in, then open the invitation link again" in page.get_data(as_text=True)
     assert 'value="Me"' in page.get_data(as_text=True)
     assert client.get(path(issued)).status_code == 200

@@ -369,5 +369,5 @@ def test_an_entry_read_from_a_feed_is_not_editable_on_pbp(client, auth, game, db
     page = client.get(f"/c/{campaign.slug}/{ada.slug}/{entry.id}")
     assert f"/{entry.id}/edit" not in page.get_data(as_text=True)
     refused = client.get(f"/c/{campaign.slug}/{ada.slug}/{entry.id}/edit")
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     assert "edit it on your blog" in refused.get_data(as_text=True)

@@ -186,7 +186,7 @@ def _assert_error_pages_keep_secrets(seats, client, hidden: set[str], who: str) 
     ]
     for action, data in tries:
         page = post_form(client, f"{seats.base}/{action}", data)
-        expected = (302,) if client is seats.anon else (403, 404, 422)
+        expected = (302,) if client is seats.anon else (403, 404, 409, 422)
         assert page.status_code in expected, (who, action, page.status_code)
         text = page.get_data(as_text=True)
         for needle in hidden:
@@ -450,7 +450,7 @@ def test_a_form_sent_twice_applies_once(app, auth, db_session):
     form = {**MAX, "version": "0"}
     assert post_form(seats.ann, f"{seats.base}/create_character", form).status_code == 302
     again = post_form(seats.ann, f"{seats.base}/create_character", form)
-    assert again.status_code == 422 and "changed since you loaded it" in again.get_data(True)
+    assert again.status_code == 409 and "changed since you loaded it" in again.get_data(True)
     assert db_session.exec(select(CardGame)).one().version == 1
 
 
@@ -460,7 +460,7 @@ def test_only_the_gm_opens_a_table_and_visitors_are_sent_to_log_in(app, auth, db
     assert seats.anon.post(seats.base + "/new").status_code in (302, 400)
     no_table = seats.ann.get(seats.base)
     assert no_table.status_code == 200 and "no card table" in no_table.get_data(True)
-    assert seats.ann.get(seats.base + "/view.json").status_code == 400
+    assert seats.ann.get(seats.base + "/view.json").status_code == 404
     _open_table(seats)
     assert post_form(seats.stan, seats.base + "/start_game", {}).status_code == 403
     page = seats.gm.get(seats.base).get_data(as_text=True)
@@ -490,7 +490,7 @@ def test_the_export_replays_after_the_end(app, auth, db_session):
     assert post_form(seats.gm, f"/c/{seats.table.campaign.slug}/forum/end", {}).status_code == 302
     after = seats.anon.get(seats.base + "/export.json").get_json()
     assert after["fairness"]["seed"] and cards.verify_card_export(after).ok
-    _act(seats.ann, seats, "keep", status=422)  # the table is closed
+    _act(seats.ann, seats, "keep", status=409)  # the table is closed
 
 
 def test_a_moves_form_becomes_plain_parameters():

@@ -96,7 +96,7 @@ def test_the_entry_page_offers_the_outsider_a_vote(db_session, final):
 def test_a_finalist_cannot_vote_in_the_final(db_session, final):
     game, entries = final
     answer = _vote(game, "Ada", entries["Bram"], "oppose")
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     assert "finalist" in answer.get_json()["detail"]
 
 
@@ -116,7 +116,7 @@ def test_outside_the_final_an_outsider_still_cannot_take_a_position(db_session, 
     )
     db_session.commit()
     answer = _vote(game, "Dov", challenge, "support")
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     assert answer.get_json()["detail"] == "An outsider cannot support or oppose challenges."
 
 
@@ -134,5 +134,5 @@ def test_the_target_cannot_take_a_position_on_an_open_challenge(db_session, clie
     )
     db_session.commit()
     answer = _vote(game, "Bram", challenge, "oppose")
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     assert "target" in answer.get_json()["detail"]

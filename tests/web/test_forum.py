@@ -221,7 +221,7 @@ def test_the_gm_starts_and_ends_the_campaign(auth, client, db_session, table):
     assert export["fairness"]["seed"] == secret.seed
     thread = db_session.exec(select(Thread)).one()
     late = auth.post(f"{_base(table)}/forum/t/{thread.id}", {"body": "One more.", "kind": "ic"})
-    assert late.status_code == 422 and "ended" in late.get_data(as_text=True)
+    assert late.status_code == 409 and "ended" in late.get_data(as_text=True)
 
 
 def test_noteworthy_campaigns_have_no_forum_pages(auth, client, db_session):

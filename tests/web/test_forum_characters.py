@@ -120,7 +120,7 @@ def test_the_gm_makes_a_character_for_the_player(auth, client, db_session, noir)
     (dash,) = _pips(db_session, pip)
     assert "A character for Pip" not in client.get(f"{base}/referee/").get_data(as_text=True)
     refused = auth.post(f"{base}/sheets/for-player", {"player_id": str(pip.id), "name": "Dot"})
-    assert refused.status_code == 422 and "Pip already plays Dash" in refused.get_data(True)
+    assert refused.status_code == 409 and "Pip already plays Dash" in refused.get_data(True)
     auth.login(pip)
     page = client.get(scene).get_data(as_text=True)
     assert MAKE not in page and f'<option value="{dash.id}" selected>Dash</option>' in page

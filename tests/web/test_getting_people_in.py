@@ -125,7 +125,7 @@ def test_the_referee_changes_a_character_on_its_page(client, auth, db_session, g
 
     assert auth.post(page_of(campaign, ada) + "/name", {"name": "Ada Lovelace"}).status_code == 302
     taken = auth.post(page_of(campaign, ada) + "/name", {"name": "Bram"})
-    assert taken.status_code == 422
+    assert taken.status_code == 409
     html = taken.get_data(as_text=True)
     assert "&#39;Bram&#39; is already a character" in html and 'value="Bram"' in html
 
@@ -149,7 +149,7 @@ def test_the_referee_changes_a_character_on_its_page(client, auth, db_session, g
     assert "ruled that Bram dropped out of the game, an outsider from now on (moved away)" in audit
     assert "renamed Ada to Ada Lovelace" in audit
     again = auth.post(page_of(campaign, bram) + "/drop", {"reason": ""})
-    assert again.status_code == 422 and "Bram is already an outsider" in again.get_data(
+    assert again.status_code == 409 and "Bram is already an outsider" in again.get_data(
         as_text=True
     )
 
@@ -160,7 +160,7 @@ def test_handing_a_character_to_a_new_player(client, auth, db_session, game, clo
     ada_player = ada.user_id
     auth.login(referee)
     busy = auth.post(page_of(campaign, bram) + "/player", {"member": str(ada_player)})
-    assert busy.status_code == 422
+    assert busy.status_code == 409
     assert "already plays Ada" in busy.get_data(as_text=True)
     handed = auth.post(page_of(campaign, bram) + "/player", {"email": "newbram@example.test"})
     assert handed.status_code == 200

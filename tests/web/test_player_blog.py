@@ -177,7 +177,7 @@ def test_two_characters_cannot_share_one_feed(client, auth, game, db_session, se
     auth.logout()
     login_as(auth, db_session, bram)
     refused = auth.post(url_of(campaign), {"kind": "external", "url": server.url("/feed/")})
-    assert refused.status_code == 422
+    assert refused.status_code == 409
     assert "already Ada's blog" in html.unescape(refused.get_data(as_text=True))
 
 

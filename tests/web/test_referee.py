@@ -131,8 +131,8 @@ def test_resolving_an_open_turn_is_a_clear_conflict(client, auth, game):
     auth.login(referee)
     auth.post(f"/c/{campaign.slug}/referee/event", {"text": "E", "expected_number": "1"})
     page = auth.post(f"/c/{campaign.slug}/referee/resolve", {})
-    # Refused on the dashboard (422), the reason beside the resolve form.
-    assert page.status_code == 422 and b"close the turn" in page.data
+    # Refused on the dashboard (409, the refusal's own status), the reason beside the resolve form.
+    assert page.status_code == 409 and b"close the turn" in page.data
 
 
 def test_once_a_character_has_won_the_dashboard_offers_no_next_turn(client, auth, game, db_session):
@@ -152,7 +152,7 @@ def test_once_a_character_has_won_the_dashboard_offers_no_next_turn(client, auth
     assert "The game is over: no turn follows." in board
     assert "Event for turn 2" not in board and "Queue the event for turn 2" not in board
     page = auth.post(base + "/event", {"text": "One more ball.", "expected_number": "2"})
-    assert page.status_code == 422 and "the game is over" in page.get_data(as_text=True)
+    assert page.status_code == 409 and "the game is over" in page.get_data(as_text=True)
     db_session.expire_all()
     assert db_session.get(Campaign, campaign.id).status == "ended"
     turns = db_session.exec(select(Turn.number).where(Turn.campaign_id == campaign.id)).all()

@@ -19,9 +19,9 @@ from tests.web.test_cards_web import MAX, _open_table, _seats
 from tests.web.test_refused_forms import TYPED, fields
 
 
-def _refused(page, reason: str) -> str:
+def _refused(page, reason: str, status: int = 422) -> str:
     """The page's text, once it is known to be a refused form showing `reason`."""
-    assert page.status_code == 422, page.get_data(as_text=True)[-1500:]
+    assert page.status_code == status, page.get_data(as_text=True)[-1500:]
     text = page.get_data(as_text=True)
     assert 'role="alert"' in text
     assert reason in html.unescape(text), html.unescape(text)[-3000:]
@@ -123,12 +123,12 @@ def test_an_invitation_refused_by_its_input_model_keeps_every_field(auth, db_ses
     assert db_session.exec(select(Invite)).all() == []
 
 
-def test_an_invitation_for_a_character_that_has_a_player_is_422(auth, db_session, game):
+def test_an_invitation_for_a_character_that_has_a_player_is_409(auth, db_session, game):
     campaign, referee, chars = game
     auth.login(referee)
     form = {"email": TYPED, "role": "player", "character": chars[0].slug, "days": "7"}
     page = auth.post(f"/c/{campaign.slug}/invites", form)
-    _refused(page, f"{chars[0].name} already has a player")
+    _refused(page, f"{chars[0].name} already has a player", 409)
     assert fields(page)["email"] == TYPED
     assert db_session.exec(select(Invite)).all() == []
 

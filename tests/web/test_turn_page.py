@@ -149,7 +149,7 @@ def test_reopen_a_closed_turn_until_it_is_resolved(client, auth, game, clock, db
     auth.post(base + "/close", {})
     auth.post(base + "/resolve", {})
     refused = auth.post(base + "/reopen", {})
-    assert refused.status_code == 422  # back on the dashboard, the reason beside the form
+    assert refused.status_code == 409  # back on the dashboard, the reason beside the form
     assert "cannot reopen" in refused.get_data(as_text=True)
 
 

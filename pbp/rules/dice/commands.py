@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, overload
 
 from pbp.rules.dice.expr import Expression, parse_expression
@@ -70,6 +70,9 @@ class RollCommand:
 
     ruleset: ClassVar[str] = ""
     label: str = ""
+    # The line as its poster wrote it (issue #35 item 4): kept beside what pbp resolves, so a
+    # named skill's number is added to the resolved command, never to what was typed.
+    typed: str = field(default="", compare=False, repr=False)
 
     def body(self) -> str:
         raise NotImplementedError
@@ -174,7 +177,12 @@ _NOIR_KINDS = {
 
 
 def parse_roll_command(text: str) -> RollCommand:
-    """Read one roll command (with or without the leading ``/roll``)."""
+    """Read one roll command (with or without the leading ``/roll``); `typed` keeps the
+    line as written."""
+    return replace(_parse(text), typed=text.strip())
+
+
+def _parse(text: str) -> RollCommand:
     line = text.translate(_QUOTES).strip()
     if len(line) > MAX_LINE:
         raise RollLimitError(f"a roll command may be at most {MAX_LINE} characters")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pbp.rules import noir, one
@@ -279,6 +279,31 @@ def _noir(command: NoirRoll, dice: DiceSource) -> tuple[int, dict[str, Any], str
     return c.actor.successes, reading, f"Noir contest, {name}: {c.render()}"
 
 
+def _written_as(typed: Any, rolled: str) -> bool:
+    """Whether the command as written can be the one rolled: the same command, or the same
+    roll with a named skill given its number (and a wound modifier) by pbp."""
+    if not isinstance(typed, str):
+        return False
+    try:
+        written, done = parse_roll_command(typed), parse_roll_command(rolled)
+    except RollError:
+        return False
+    if not written.needs_score:
+        return written.canonical() == done.canonical()
+    if type(written) is not type(done) or getattr(done, "skill", None) is None:
+        return False
+    return _unscored(written, getattr(done, "mod", 0)) == _unscored(done, getattr(done, "mod", 0))
+
+
+def _unscored(command: RollCommand, mod: int) -> str:
+    """The command without its skill's number, with `mod` (pbp adds a wound modifier)."""
+    skill: SkillRef = getattr(command, "skill")  # noqa: B009  # only the subclasses have it
+    changes: dict[str, Any] = {"skill": SkillRef(skill.name, None)}
+    if hasattr(command, "mod"):
+        changes["mod"] = mod
+    return replace(command, **changes).canonical()
+
+
 @dataclass(frozen=True)
 class Mismatch:
     """A stored roll that the revealed seed does not reproduce (or cannot be read)."""
@@ -316,17 +341,23 @@ def verify_rolls(
         mismatches.append(Mismatch(None, "seed", commitment, seed_commitment(seed)))
     for roll in rolls:
         roll_id = roll.get("id")
-        if not isinstance(roll_id, str) or not isinstance(roll.get("command"), str):
+        # `resolved` is what was rolled (exports since issue #35 item 4; `command` is then the
+        # line as written); older exports have the rolled command under `command`.
+        rolled = roll.get("resolved", roll.get("command"))
+        if not isinstance(roll_id, str) or not isinstance(rolled, str):
             mismatches.append(Mismatch(roll_id, "format", dict(roll), "an id and a command"))
+            continue
+        if "resolved" in roll and not _written_as(roll.get("command"), rolled):
+            mismatches.append(Mismatch(roll_id, "command", roll.get("command"), rolled))
             continue
         algorithm = roll.get("algorithm", ALGORITHM)
         if algorithm != ALGORITHM:
             mismatches.append(Mismatch(roll_id, "algorithm", algorithm, ALGORITHM))
             continue
         try:
-            result = execute(parse_roll_command(roll["command"]), derive_rng(seed, roll_id))
+            result = execute(parse_roll_command(rolled), derive_rng(seed, roll_id))
         except RollError as error:
-            mismatches.append(Mismatch(roll_id, "command", roll["command"], str(error)))
+            mismatches.append(Mismatch(roll_id, "command", rolled, str(error)))
             continue
         expected = _plain(result.to_dict())
         for key in _COMPARED:

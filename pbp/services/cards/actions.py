@@ -4,7 +4,7 @@ an export holds) become a call into the pure engine.
 No database and no clock here: `apply_action` is the single way an action reaches an engine,
 used by pbp.services.cards.tables to play and by `verify_card_export` to replay a finished game from
 its record with the revealed seed. Parameters are JSON values (strings, lists, booleans,
-objects); anything malformed is a `RulesError` (a 400 page), never a 500.
+objects); anything malformed is a `RulesError` (a 422 refusal), never a 500.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ class Draft:
     kind: str = "ic"
     audience: str = "all"
     recipient_ids: tuple[int, ...] = ()
+    recipient_characters: tuple[str, ...] = ()  # slugs: a whisper to whoever plays them
     character_id: int | None = None
     roll_visibility: str = "public"
     client_token: str | None = None

@@ -374,7 +374,7 @@ def _recipients_for(
 ) -> tuple[int, ...]:
     if draft.audience != "whisper":
         return ()
-    wanted = set(draft.recipient_ids) - {author.id}
+    wanted = (set(draft.recipient_ids) | _players_of(session, campaign, draft)) - {author.id}
     if not wanted:
         raise UserError("a whisper needs at least one recipient besides you")
     found = set(
@@ -387,6 +387,21 @@ def _recipients_for(
     if found != wanted:
         raise UserError("whispers can only go to members of this campaign")
     return tuple(sorted(wanted))
+
+
+def _players_of(session: Session, campaign: Campaign, draft: Draft) -> set[int]:
+    """The players of the characters a whisper names by slug (issue #35 item 3)."""
+    players = set()
+    for slug in draft.recipient_characters:
+        character = session.exec(
+            select(Character).where(Character.campaign_id == campaign.id, Character.slug == slug)
+        ).first()
+        if character is None:
+            raise UserError(f"there is no character {slug!r} in {campaign.name} to whisper to")
+        if character.user_id is None:
+            raise UserError(f"{character.name} has no player yet: nobody would read the whisper")
+        players.add(character.user_id)
+    return players
 
 
 def audit(

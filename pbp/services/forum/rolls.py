@@ -111,9 +111,15 @@ class RollView:
     visibility: str
     state: str
     created_at: datetime
-    command: str | None = None
+    command: str | None = None  # what pbp rolled: a named skill resolved to its number
     note: str = ""
     result: dict[str, Any] | None = None
+    typed: str | None = None  # what the poster wrote (issue #35 item 4)
+
+    @property
+    def as_typed(self) -> str | None:
+        """The command as written; a roll stored before pbp kept it: as rolled."""
+        return self.typed or self.command
 
     @property
     def label(self) -> str:
@@ -135,7 +141,7 @@ class RollView:
         if self.state == "shown" and self.result:
             return self.result.get("text", "")
         if self.state == "blind":
-            return f"{self.command}: rolled blind, only the GM sees the result"
+            return f"{self.as_typed}: rolled blind, only the GM sees the result"
         if self.visibility == "blind":
             return "a hidden roll: only the GM sees it"
         return "a hidden roll: only the roller and the GM see it"
@@ -145,10 +151,16 @@ class RollView:
         if self.state != "shown":
             out["hidden"] = True
             if self.command:
-                out["command"] = self.command
+                out |= {"command": self.as_typed, "resolved": self.command}
             return out
         out |= dict(self.result or {})
-        out |= {"command": self.command, "note": self.note, "created_at": iso(self.created_at)}
+        # `command` as written, `resolved` what was rolled: verify-rolls recomputes from it.
+        out |= {
+            "command": self.as_typed,
+            "resolved": self.command,
+            "note": self.note,
+            "created_at": iso(self.created_at),
+        }
         return out
 
 
@@ -168,7 +180,12 @@ def roll_view(roll: Roll, viewer: Viewer, *, post_visible: bool, revealed: bool)
         "created_at": roll.created_at,
     }
     full = RollView(
-        **base, state="shown", command=roll.command, note=roll.note, result=dict(roll.result)
+        **base,
+        state="shown",
+        command=roll.command,
+        note=roll.note,
+        result=dict(roll.result),
+        typed=roll.typed or None,
     )
     if viewer.is_gm or (revealed and post_visible):
         return full
@@ -181,7 +198,7 @@ def roll_view(roll: Roll, viewer: Viewer, *, post_visible: bool, revealed: bool)
     if viewer.user_id is not None and viewer.user_id == roll.roller_id:
         if roll.visibility == "gm":
             return full
-        return RollView(**base, state="blind", command=roll.command)
+        return RollView(**base, state="blind", command=roll.command, typed=roll.typed or None)
     return RollView(**base, state="hidden")
 
 
@@ -193,7 +210,8 @@ def _unlabelled_view(roll: Roll, base: dict[str, Any]) -> RollView:
         result["text"] = result["text"][len(label) + 2 :]
     # The stored result repeats the command, label and all: replace it too (issue #16).
     result["command"] = command
-    return RollView(**base, state="shown", command=command, result=result)
+    typed = roll.typed.partition("#")[0].strip() if roll.typed else None
+    return RollView(**base, state="shown", command=command, result=result, typed=typed)
 
 
 # -- the seed ------------------------------------------------------------------------------
@@ -342,6 +360,7 @@ def store_rolls(
             character_id=post.character_id,
             visibility=visibility,
             command=done.result.command.canonical(),
+            typed=done.planned.command.typed or done.result.command.canonical(),
             note=done.planned.note,
             result=done.result.to_dict(),
             created_at=now,

@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 from pbp.errors import Forbidden, NotFound
 from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Thread, Watch
+from pbp.services import campaigns
 from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import (
     PostView,
@@ -74,6 +75,30 @@ def members(*, session: Session, campaign: Campaign) -> list[Member]:
         .order_by(User.display_name)
     )
     return [Member(user.id, user.display_name, m.role) for m, user in rows]
+
+
+@dataclass(frozen=True)
+class MemberWithCharacters:
+    member: Member
+    characters: tuple[Character, ...]
+
+
+def member_list(
+    *, session: Session, campaign: Campaign, user: User | None
+) -> list[MemberWithCharacters]:
+    """The members and the characters each plays, for any member (issue #35 item 3): a
+    player needs the ids to address a whisper, as the scene page's form lists them."""
+    campaigns.require_member(
+        session=session, campaign=campaign, user=user, doing="list its members"
+    )
+    played: dict[int, list[Character]] = {}
+    for character in characters_of(session, campaign):
+        if character.user_id is not None:
+            played.setdefault(character.user_id, []).append(character)
+    return [
+        MemberWithCharacters(m, tuple(played.get(m.user_id, ())))
+        for m in members(session=session, campaign=campaign)
+    ]
 
 
 def postable_characters(*, session: Session, campaign: Campaign, viewer: Viewer) -> list[Character]:

@@ -9,7 +9,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from sqlmodel import Session
 
 from pbp import links
-from pbp.errors import NotFound, UserError
+from pbp.errors import Malformed, NotFound, UserError
 from pbp.models import Campaign, Membership, User
 from pbp.services.mail.settings import MailSettings
 
@@ -164,7 +164,7 @@ def read_unsubscribe(*, session: Session, secret_key: str, token: str) -> Subscr
     try:
         membership_id, preference = _serializer(secret_key).loads(token)
     except (BadSignature, ValueError, TypeError) as exc:
-        raise UserError("this unsubscribe link is damaged or was not made by this site") from exc
+        raise Malformed("this unsubscribe link is damaged or was not made by this site") from exc
     membership = session.get(Membership, membership_id)
     if membership is None or preference not in PREFERENCES:
         raise NotFound("this unsubscribe link belongs to a membership that no longer exists")
