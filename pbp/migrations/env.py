@@ -20,6 +20,20 @@ def compare_type(context, inspected_column, metadata_column, inspected_type, met
     return None
 
 
+# Made by migration 0023 with op.execute, outside the models (pbp.models.search says why):
+# SQLite's FTS5 table with its shadow tables, and PostgreSQL's GIN expression index.
+UNMODELLED_TABLES = ("search_fts",)
+UNMODELLED_INDEXES = ("ix_search_doc_tsv",)
+
+
+def include_object(obj, name, type_, reflected, compare_to):
+    if type_ == "table" and reflected and name.startswith(UNMODELLED_TABLES):
+        return False
+    if type_ == "index" and reflected and name in UNMODELLED_INDEXES:
+        return False
+    return True
+
+
 def run_migrations() -> None:
     connection = context.config.attributes["connection"]
     context.configure(
@@ -28,6 +42,7 @@ def run_migrations() -> None:
         render_as_batch=True,  # SQLite can only alter tables by rebuilding them
         render_item=render_item,
         compare_type=compare_type,
+        include_object=include_object,
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -72,6 +72,10 @@ from pbp.models.noteworthy import (
     Ruling,
     Turn,
 )
+from pbp.models.search import (
+    SEARCH_KINDS,
+    SearchDoc,
+)
 from pbp.models.websub import (
     WEBSUB_STATES,
     WebSubSubscription,
@@ -115,7 +119,9 @@ __all__ = [
     "ROLL_VISIBILITIES",
     "Roll",
     "Ruling",
+    "SEARCH_KINDS",
     "STANCES",
+    "SearchDoc",
     "Sheet",
     "TOKEN_SCOPES",
     "TURN_STATUSES",
