@@ -27,11 +27,11 @@ UNMODELLED_INDEXES = ("ix_search_doc_tsv",)
 
 
 def include_object(obj, name, type_, reflected, compare_to):
-    if type_ == "table" and reflected and name.startswith(UNMODELLED_TABLES):
-        return False
-    if type_ == "index" and reflected and name in UNMODELLED_INDEXES:
-        return False
-    return True
+    if not reflected:
+        return True
+    if type_ == "table":
+        return not name.startswith(UNMODELLED_TABLES)
+    return not (type_ == "index" and name in UNMODELLED_INDEXES)
 
 
 def run_migrations() -> None:
