@@ -28,6 +28,7 @@ TAG_TEXT = {
     "entries": "Entries on the characters' blogs, and a player's built-in blog.",
     "notes": "Notes (comments) on entries.",
     "forum": "Forum campaigns: threads, posts and their dice rolls.",
+    "search": "Search a campaign's entries, notes, forum posts and events.",
 }
 INTRO = """\
 pbp's API does what the site's pages do, with the same permission checks.

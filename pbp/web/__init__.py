@@ -28,6 +28,7 @@ def init_app(app: Flask) -> None:
         referee,
         roster,
         roster_admin,
+        search,
         signup,
         times,
         tokens,
@@ -58,6 +59,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
+    app.register_blueprint(search.bp)
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

@@ -1,9 +1,10 @@
 """One navigation bar for every campaign page, marking where the reader is.
 
 Noteworthy: Planet · Turns · Characters · History · Referee. Forum games: Scenes · Sheets ·
-Card tables (the card rulesets only) · GM. Both end with Email, the member's own email
-preferences for the campaign. A section a reader may not open is left out (History and
-Email are for members; Referee and GM for the referee), so the bar never offers a 403.
+Card tables (the card rulesets only) · GM. Both end with Search (issue #33 item 2) and
+Email, the member's own email preferences for the campaign. A section a reader may not open
+is left out (History and Email are for members; Referee and GM for the referee), so the bar
+never offers a 403.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ SECTIONS = {
     "referee": "referee",
     "auth.create_invite": "referee",
     "mail.preferences": "mail",
+    "search": "search",
 }
 
 
@@ -81,6 +83,7 @@ def campaign_nav(campaign: Campaign) -> list[NavItem]:
             sections.append(("tables", "Card tables", url_for("tables.index", slug=slug)))
         if is_referee:
             sections.append(("referee", "GM", url_for("referee.board", slug=slug)))
+    sections.append(("search", "Search", url_for("search.page", slug=slug)))
     if member is not None:
         sections.append(("mail", "Email", url_for("mail.preferences", slug=slug)))
     here = current_section()
