@@ -6,7 +6,8 @@
 - the referee's export promising no email addresses while its audit log held invitees'.
 
 And issue #27 item 2: an entry its author hid, and the notes on it, reach no other player,
-stranger or visitor on any GET route (pages, feeds, the API, the archive) or in the digest.
+stranger or visitor on any GET route (pages, feeds, the API, the archive), in the digest
+or in a search for them (issue #33 item 2).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from tests.api import conftest as api_fixtures
 from tests.factories import make_campaign, make_characters, make_user
 from tests.helpers import API_NOW as NOW
 from tests.helpers import PASSWORD, make_token, wire
-from tests.routes import every_get_url
+from tests.routes import every_get_url, hit_count, search_urls
 from tests.services.forum.tables import T0, make_table, write
 from tests.services.noteworthy.test_history import play_campaign
 from tests.web import conftest as web_fixtures
@@ -219,6 +220,20 @@ def _everything(app, client, auth, db_session, user, values) -> dict[str, str]:
     return seen
 
 
+def _searched(app, client, db_session, user, slug, words) -> dict[str, int]:
+    """Issue #33 item 2: the hits of the search page and the API's search for each word, as
+    `user` (logged in by `_everything`)."""
+    headers = {}
+    if user is not None:
+        headers["Authorization"] = "Bearer " + make_token(db_session, user)
+        db_session.commit()
+    urls = search_urls(app, slug, words)
+    assert len(urls) == 2 * len(words)
+    return {
+        u: hit_count(client.get(u, headers=headers if u.startswith("/api/") else {})) for u in urls
+    }
+
+
 def _mail_to(db_session, user) -> str:
     rows = db_session.exec(select(OutboxMessage).where(OutboxMessage.recipient == user.email))
     return "\n".join(f"{m.subject}\n{m.body_text}\n{m.body_html or ''}" for m in rows)
@@ -235,6 +250,9 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
         for needle in HIDDEN:
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
+        searched = _searched(app, client, db_session, user, campaign.slug, HIDDEN)
+        assert not any(searched.values()), (who, searched)
+        assert all(_searched(app, client, db_session, user, campaign.slug, ["MKSHOWN"]).values())
         if user is not None and who == "other player":
             mail = _mail_to(db_session, user)
             assert "MKSHOWN" in mail  # the digest was sent, with the shown entry
@@ -243,7 +261,8 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
 
 def test_the_referee_still_reads_the_hidden_entry(app, auth, client, db_session, hidden):
     """The test above can fail: the referee's channels carry every marker."""
-    _, referee, _, values = hidden
+    campaign, referee, _, values = hidden
     everything = "\n".join(_everything(app, client, auth, db_session, referee, values).values())
     for needle in HIDDEN:
         assert needle in everything, needle
+    assert all(_searched(app, client, db_session, referee, campaign.slug, HIDDEN).values())

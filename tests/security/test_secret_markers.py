@@ -6,6 +6,7 @@ GM-only roll and a blind roll. Then every GET route of the whole application (pa
 Atom feeds, the JSON exports, the API with the member's own token, their own calendar) is
 fetched, filled with every thread, post, roll and character, as another player, the
 whisper's recipient, a stranger and a visitor; and every email queued for them is read.
+The search page and the API's search are asked for every marker (issue #33 item 2).
 No marker may show up, during play or after the end (when every roll is shown, but a
 hidden post's labels stay hidden). A route added later is checked without editing this test.
 """
@@ -25,7 +26,7 @@ from pbp.services.accounts import calendar as calendars
 from pbp.services.forum import gm, posts, threads
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
-from tests.routes import every_get_url, forum_values
+from tests.routes import every_get_url, forum_values, hit_count, search_urls
 from tests.services.forum.tables import T0, make_table, write
 from tests.web import conftest as web_fixtures
 
@@ -119,6 +120,23 @@ def _fetch_everything(app, client, auth, db_session, table, who, user) -> dict[s
     return seen
 
 
+def _search_hits(app, client, db_session, table, user, words) -> dict[str, int]:
+    """Issue #33 item 2: the search page and the API searched for each word, as `user`
+    (logged in as by `_fetch_everything`): the hits per URL."""
+    headers = {}
+    if user is not None:
+        headers["Authorization"] = "Bearer " + api_fixtures.make_token(db_session, user)
+        db_session.commit()
+    urls = search_urls(app, table.campaign.slug, words)
+    assert any(u.startswith("/api/") for u in urls) and any("/c/" in u for u in urls)
+    found = {}
+    for url in urls:
+        page = client.get(url, headers=headers if url.startswith("/api/") else {})
+        assert page.status_code == 200, (url, page.status_code)
+        found[url] = hit_count(page)
+    return found
+
+
 def _text(page) -> str:
     """The body as text; a zip (the static archive) as the text of all its files."""
     if page.mimetype != "application/zip":
@@ -157,7 +175,11 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
         mails = _mail_to(db_session, user)
         if who in ("other player", "whisper recipient"):
             assert mails, f"the {who} watches the thread: some post was mailed to them"
-        for needle in _hidden(who, ended):
+        hidden = _hidden(who, ended)
+        searched = _search_hits(app, client, db_session, table, user, hidden)
+        for url, hits in searched.items():
+            assert hits == 0, f"the {who} finds a secret at {url}"
+        for needle in hidden:
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
             if needle == "MKDELETED":
@@ -174,3 +196,8 @@ def test_the_markers_are_really_there_for_the_gm(app, auth, client, db_session, 
     everything = "\n".join(seen.values())
     for needle in POST_SECRETS + ROLL_SECRETS:
         assert needle in everything, needle
+    # Search finds the posts' own words for the GM (roll labels and thread titles are not
+    # searched: tests/services/search), so the search half of the test above can fail too.
+    words = ("MKGMPOST", "MKWHISPER", "MKDELETED")
+    searched = _search_hits(app, client, db_session, table, table.gm, words)
+    assert len(searched) == 2 * len(words) and all(searched.values()), searched
