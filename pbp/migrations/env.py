@@ -21,8 +21,10 @@ def compare_type(context, inspected_column, metadata_column, inspected_type, met
 
 
 # Made by migration 0023 with op.execute, outside the models (pbp.models.search says why):
-# SQLite's FTS5 table with its shadow tables, and PostgreSQL's GIN expression index.
+# SQLite's FTS5 table with its shadow tables; PostgreSQL's generated tsvector column and
+# its GIN index.
 UNMODELLED_TABLES = ("search_fts",)
+UNMODELLED_COLUMNS = ("tsv",)
 UNMODELLED_INDEXES = ("ix_search_doc_tsv",)
 
 
@@ -31,6 +33,8 @@ def include_object(obj, name, type_, reflected, compare_to):
         return True
     if type_ == "table":
         return not name.startswith(UNMODELLED_TABLES)
+    if type_ == "column":
+        return not (obj.table.name == "search_doc" and name in UNMODELLED_COLUMNS)
     return not (type_ == "index" and name in UNMODELLED_INDEXES)
 
 

@@ -5,10 +5,10 @@ An entry, a note, a forum post or an event is copied here as plain text by
 every search joins back to the row it came from and applies the pages' rules there
 (`pbp.services.search.visible`), so a whisper, a hidden entry or a tailored event cannot
 leak through a stale copy. The full-text indexes over it live outside the models:
-SQLite's FTS5 table `search_fts` and PostgreSQL's GIN index on
-`to_tsvector('english', title || ' ' || body)` are made by migration 0023 (neither is a
-plain table or column SQLModel can describe), and `pbp.migrations.env` leaves them out of
-the drift check.
+SQLite's FTS5 table `search_fts` and PostgreSQL's generated column `tsv`
+(`to_tsvector('english', title || ' ' || body)`) with its GIN index are made by migration
+0023 (neither is a table or column SQLModel can describe on both databases), and
+`pbp.migrations.env` leaves them out of the drift check.
 """
 
 from __future__ import annotations

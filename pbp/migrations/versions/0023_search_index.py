@@ -11,8 +11,10 @@ By hand: the full-text index, which no SQLModel table can describe, one per data
   so the text is stored once), kept in step by the three triggers FTS5's manual gives for
   external content tables. pbp.services.search.index writes search_doc; the triggers
   carry each change into the FTS table in the same statement, whichever code made it.
-- PostgreSQL: a GIN index on the expression the searches use, `to_tsvector('english',
-  title || ' ' || body)`; PostgreSQL keeps it up to date itself.
+- PostgreSQL: a stored generated column `tsv`, `to_tsvector('english', title || ' ' ||
+  body)`, with a GIN index; PostgreSQL keeps both up to date itself. Stored rather than an
+  expression index: ranking reads each match's vector, which an expression index would
+  recompute from the text for every matching row.
 
 pbp.migrations.env leaves both out of the drift check. Then every existing entry, note,
 post and event is copied in (its HTML as plain text), so a database upgraded with a
@@ -56,8 +58,9 @@ FTS_SQL = (
     "INSERT INTO search_fts(rowid, title, body) VALUES (new.id, new.title, new.body); END",
 )
 PG_SQL = (
-    "CREATE INDEX ix_search_doc_tsv ON search_doc "
-    "USING gin (to_tsvector('english', title || ' ' || body))",
+    "ALTER TABLE search_doc ADD COLUMN tsv tsvector GENERATED ALWAYS AS "
+    "(to_tsvector('english', title || ' ' || body)) STORED",
+    "CREATE INDEX ix_search_doc_tsv ON search_doc USING gin (tsv)",
 )
 
 
@@ -114,6 +117,7 @@ def downgrade() -> None:
         op.execute("DROP TABLE search_fts")  # its triggers go with search_doc
     elif dialect == "postgresql":
         op.execute("DROP INDEX ix_search_doc_tsv")
+        op.execute("ALTER TABLE search_doc DROP COLUMN tsv")
     with op.batch_alter_table('search_doc', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_search_doc_campaign_id'))
 

@@ -2,8 +2,8 @@
 
 - SQLite: FTS5 (`search_fts`, migration 0023), ranked by bm25 with the title weighing
   four times the body; snippets by FTS5's `snippet()`.
-- PostgreSQL: `to_tsvector('english', title || ' ' || body)`, the expression of the GIN
-  index `ix_search_doc_tsv` (written the same way so the planner uses it), matched by
+- PostgreSQL: the stored column `search_doc.tsv`, `to_tsvector('english', title || ' ' ||
+  body)` with the GIN index `ix_search_doc_tsv` (migration 0023), matched by
   `plainto_tsquery`, ranked by `ts_rank_cd` (divided by the log of the length, as
   bm25 weighs long texts down); snippets by `ts_headline`.
 
@@ -30,7 +30,7 @@ SNIPPET_WORDS = 24
 
 _FTS = sa.table("search_fts", sa.column("rowid"))
 _ENGLISH = sa.literal_column("'english'")
-_PG_DOC = sa.literal_column("search_doc.title || ' ' || search_doc.body")
+_TSV = sa.literal_column("search_doc.tsv")
 
 
 def words(query: str) -> list[str]:
@@ -54,7 +54,7 @@ def ranked(dialect: str, terms: list[str], where, limit: int, offset: int) -> sa
         )
     else:
         tsquery = sa.func.plainto_tsquery(_ENGLISH, " ".join(terms))
-        vector = sa.func.to_tsvector(_ENGLISH, _PG_DOC)
+        vector = _TSV
         query = (
             sa.select(_DOC.c.id)
             .where(vector.op("@@")(tsquery))

@@ -51,77 +51,115 @@ class Filters:
     has_rolls: bool = False
 
 
-def _entry_shown(reader: Reader):
-    if reader.is_referee:
-        return sa.true()
-    mine = col(Entry.character_id).in_(sorted(reader.character_ids))
-    return sa.or_(col(Entry.hidden_at).is_(None), mine)
+# Each kind's rule is written as "no row of this kind hidden from the reader has this id"
+# (NOT EXISTS over the few hidden rows), not "a readable row has it" (EXISTS over nearly
+# every row): PostgreSQL plans the latter as a hash of the whole table, a cost that grows
+# with every campaign. The hidden conditions are NULL-free (coalesce, IS NULL, NOT NULL
+# columns), so no unknown can let a hidden row through. The filters, when given, narrow
+# with EXISTS. An index row whose source row is gone matches nothing in `_hits`.
+
+
+def _entry_hidden(reader: Reader):
+    """Entries the reader may not open: hidden by an author who is not the reader."""
+    return sa.and_(
+        col(Entry.hidden_at).is_not(None),
+        col(Entry.character_id).not_in(sorted(reader.character_ids)),
+    )
 
 
 def _entries(reader: Reader, f: Filters):
     if f.kind == "ooc" or f.has_rolls:
         return None
-    where = [col(Entry.id) == _DOC.c.ref_id, _entry_shown(reader)]
+    parts = [_DOC.c.kind == "entry"]
+    if not reader.is_referee:
+        hidden = sa.exists().where(col(Entry.id) == _DOC.c.ref_id, _entry_hidden(reader))
+        parts.append(~hidden)
+    narrow = []
     if f.character_id is not None:
-        where.append(Entry.character_id == f.character_id)
+        narrow.append(Entry.character_id == f.character_id)
     if f.turn_id is not None:
-        where.append(Entry.turn_id == f.turn_id)
+        narrow.append(Entry.turn_id == f.turn_id)
     if f.mood:
-        where.append(Entry.mood == nw.normalize_mood(f.mood))
-    return sa.and_(_DOC.c.kind == "entry", sa.exists().where(*where))
+        narrow.append(Entry.mood == nw.normalize_mood(f.mood))
+    if narrow:
+        parts.append(sa.exists().where(col(Entry.id) == _DOC.c.ref_id, *narrow))
+    return sa.and_(*parts)
 
 
 def _notes(reader: Reader, f: Filters):
     if f.kind == "ooc" or f.has_rolls or f.mood:
         return None
-    where = [col(Note.id) == _DOC.c.ref_id, col(Entry.id) == Note.entry_id, _entry_shown(reader)]
-    if f.character_id is not None:
-        where.append(Note.author_character_id == f.character_id)
-    if f.turn_id is not None:
-        where.append(Entry.turn_id == f.turn_id)
-    return sa.and_(_DOC.c.kind == "note", sa.exists().where(*where))
-
-
-def _post_shown(reader: Reader):
-    if reader.is_referee:
-        return sa.true()
-    readable = [col(Post.audience) == "all"]
-    if reader.user_id is not None:
-        readable.append(col(Post.author_id) == reader.user_id)
-        named = sa.exists().where(
-            col(PostRecipient.post_id) == Post.id, PostRecipient.user_id == reader.user_id
+    parts = [_DOC.c.kind == "note"]
+    if not reader.is_referee:
+        hidden = sa.exists().where(
+            col(Note.id) == _DOC.c.ref_id, col(Entry.id) == Note.entry_id, _entry_hidden(reader)
         )
-        readable.append(sa.and_(col(Post.audience) == "whisper", named))
-    return sa.and_(col(Post.deleted_at).is_(None), sa.or_(*readable))
+        parts.append(~hidden)
+    if f.character_id is not None:
+        mine = sa.exists().where(
+            col(Note.id) == _DOC.c.ref_id, Note.author_character_id == f.character_id
+        )
+        parts.append(mine)
+    if f.turn_id is not None:
+        in_turn = sa.exists().where(
+            col(Note.id) == _DOC.c.ref_id, col(Entry.id) == Note.entry_id,
+            Entry.turn_id == f.turn_id,
+        )  # fmt: skip
+        parts.append(in_turn)
+    return sa.and_(*parts)
+
+
+def _post_hidden(reader: Reader):
+    """`visibility.can_see_post` negated, plus a deleted post's text (the GM's only)."""
+    # Ids start at 1: a visitor is 0, a post whose author left is -1, so neither is "own".
+    uid = reader.user_id if reader.user_id is not None else 0
+    own = sa.func.coalesce(Post.author_id, -1) == uid
+    named = sa.exists().where(col(PostRecipient.post_id) == Post.id, PostRecipient.user_id == uid)
+    whispered_to = sa.and_(col(Post.audience) == "whisper", named)
+    not_for_reader = sa.and_(col(Post.audience) != "all", ~own, ~whispered_to)
+    return sa.or_(col(Post.deleted_at).is_not(None), not_for_reader)
 
 
 def _posts(reader: Reader, f: Filters):
     if f.turn_id is not None or f.mood:
         return None
-    where = [col(Post.id) == _DOC.c.ref_id, _post_shown(reader)]
+    parts = [_DOC.c.kind == "post"]
+    if not reader.is_referee:
+        hidden = sa.exists().where(col(Post.id) == _DOC.c.ref_id, _post_hidden(reader))
+        parts.append(~hidden)
+    narrow = []
     if f.character_id is not None:
-        where.append(Post.character_id == f.character_id)
+        narrow.append(Post.character_id == f.character_id)
     if f.kind is not None:
-        where.append(Post.kind == f.kind)
+        narrow.append(Post.kind == f.kind)
     if f.has_rolls:
         # That a visible post rolled is shown to everyone who reads it (rolls.roll_view
         # hides a roll's dice, never its existence, from a reader of its post).
-        where.append(sa.exists().where(col(Roll.post_id) == Post.id))
-    return sa.and_(_DOC.c.kind == "post", sa.exists().where(*where))
+        narrow.append(sa.exists().where(col(Roll.post_id) == Post.id))
+    if narrow:
+        parts.append(sa.exists().where(col(Post.id) == _DOC.c.ref_id, *narrow))
+    return sa.and_(*parts)
 
 
 def _events(reader: Reader, f: Filters):
     if f.kind == "ooc" or f.has_rolls or f.mood:
         return None
-    where = [col(Event.id) == _DOC.c.ref_id]
+    parts = [_DOC.c.kind == "event"]
     if not reader.is_referee:
-        mine = col(Event.character_id).in_(sorted(reader.character_ids))
-        where.append(sa.or_(col(Event.character_id).is_(None), mine))
+        hidden = sa.exists().where(
+            col(Event.id) == _DOC.c.ref_id,
+            col(Event.character_id).is_not(None),
+            col(Event.character_id).not_in(sorted(reader.character_ids)),
+        )
+        parts.append(~hidden)
+    narrow = []
     if f.character_id is not None:
-        where.append(Event.character_id == f.character_id)
+        narrow.append(Event.character_id == f.character_id)
     if f.turn_id is not None:
-        where.append(Event.turn_id == f.turn_id)
-    return sa.and_(_DOC.c.kind == "event", sa.exists().where(*where))
+        narrow.append(Event.turn_id == f.turn_id)
+    if narrow:
+        parts.append(sa.exists().where(col(Event.id) == _DOC.c.ref_id, *narrow))
+    return sa.and_(*parts)
 
 
 def readable(reader: Reader, filters: Filters):

@@ -71,6 +71,17 @@ def test_posts_are_found_by_those_who_may_read_them(db_session, table, who, expe
     assert hits == {("post", table.posts[k].id) for k in expected}
 
 
+def test_a_gm_only_post_of_someone_who_left_stays_hidden(db_session, table):
+    """Its author_id is NULL then: the rule must not read "unknown" as "readable"."""
+    post = table.posts["gm"]
+    post.author_id = None
+    db_session.add(post)
+    db_session.flush()
+    for user in (None, table.cleo_user, table.ada_user):
+        assert ("post", post.id) not in found(db_session, table.campaign, user, "mole")
+    assert ("post", post.id) in found(db_session, table.campaign, table.gm, "mole")
+
+
 def test_a_deleted_post_is_found_by_the_gm_only(db_session, table):
     post = table.posts["public"]
     posts.delete_post(
