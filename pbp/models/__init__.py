@@ -58,6 +58,10 @@ from pbp.models.forum import (
     Thread,
     Watch,
 )
+from pbp.models.icons import (
+    MAX_ICONS,
+    CharacterIcon,
+)
 from pbp.models.mail import (
     OutboxMessage,
 )
@@ -98,6 +102,7 @@ __all__ = [
     "CardGame",
     "Challenge",
     "Character",
+    "CharacterIcon",
     "EVENT_MODES",
     "Entry",
     "EntryRevision",
@@ -105,6 +110,7 @@ __all__ = [
     "IdempotencyRecord",
     "Invite",
     "LoginFailure",
+    "MAX_ICONS",
     "Membership",
     "Note",
     "OUTBOX_STATUSES",
