@@ -20,7 +20,7 @@ from pbp.api.registry import OPERATIONS, bp
 
 # The modules whose decorators fill the route table.
 from pbp.api import board, calendar, campaigns, docs, entries, forum, player, referee, roster, turns  # noqa: E402,F401  # isort: skip
-from pbp.api import search  # noqa: E402,F401  # isort: skip
+from pbp.api import icons, search  # noqa: E402,F401  # isort: skip
 
 __all__ = ["OPERATIONS", "bp", "init_app"]
 

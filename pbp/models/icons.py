@@ -18,6 +18,8 @@ from sqlmodel import Field, SQLModel
 from pbp.models.base import RowId, _created, _fk
 
 MAX_ICONS = 15
+MAX_KEYWORD = 40
+MAX_ALT = 200
 
 
 class CharacterIcon(SQLModel, table=True):
@@ -26,8 +28,8 @@ class CharacterIcon(SQLModel, table=True):
 
     id: RowId = Field(default=None, primary_key=True)
     character_id: int = _fk("character.id")
-    keyword: str = Field(max_length=40)
-    alt: str = Field(max_length=200)
+    keyword: str = Field(max_length=MAX_KEYWORD)
+    alt: str = Field(max_length=MAX_ALT)
     data: bytes = Field(sa_type=sa.LargeBinary)
     digest: str = Field(max_length=64)
     is_default: bool = Field(default=False)

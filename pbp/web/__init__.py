@@ -21,6 +21,7 @@ def init_app(app: Flask) -> None:
         forum,
         headers,
         history,
+        icons,
         mail,
         nav,
         player,
@@ -60,6 +61,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
     app.register_blueprint(search.bp)
+    app.register_blueprint(icons.bp)
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

@@ -19,11 +19,9 @@ from sqlmodel import Session, col, select
 
 from pbp.errors import Forbidden, NotFound, UserError
 from pbp.models import MAX_ICONS, Campaign, Character, CharacterIcon, User
+from pbp.models.icons import MAX_ALT, MAX_KEYWORD
 from pbp.services import campaigns
 from pbp.services.icons.images import make_icon
-
-MAX_KEYWORD = 40
-MAX_ALT = 200
 
 
 @dataclass(frozen=True)
@@ -118,6 +116,14 @@ def _own_icon(
         raise NotFound(f"there is no icon {icon_id} in {campaign.name}")
     _check_keeper(session, campaign, actor, character)
     return icon, character
+
+
+def icon_view(*, session: Session, campaign: Campaign, icon_id: int) -> IconView:
+    icon = session.get(CharacterIcon, icon_id)
+    character = session.get(Character, icon.character_id) if icon else None
+    if icon is None or character is None or character.campaign_id != campaign.id:
+        raise NotFound(f"there is no icon {icon_id} in {campaign.name}")
+    return _view(icon)
 
 
 def remove_icon(*, session: Session, campaign: Campaign, actor: User | None, icon_id: int) -> None:
