@@ -66,6 +66,19 @@ def icons_of(*, session: Session, character: Character) -> list[IconView]:
     return [_view(i) for i in session.exec(query.order_by(col(CharacterIcon.id)))]
 
 
+def choices(*, session: Session, characters: Iterable[Character]) -> list[tuple[str, IconView]]:
+    """(character name, icon) for a form's icon picker: every icon of these characters."""
+    named = {c.id: c.name for c in characters}
+    if not named:
+        return []
+    rows = session.exec(
+        select(CharacterIcon)
+        .where(col(CharacterIcon.character_id).in_(sorted(named)))
+        .order_by(col(CharacterIcon.character_id), col(CharacterIcon.id))
+    )
+    return [(named[i.character_id], _view(i)) for i in rows]
+
+
 def character_icons(*, session: Session, campaign: Campaign, slug: str) -> list[IconView]:
     character = campaigns.character_by_slug(session=session, campaign=campaign, slug=slug)
     return icons_of(session=session, character=character)
