@@ -22,18 +22,23 @@ from sqlmodel import select
 
 from pbp.models import OutboxMessage
 from pbp.models.forum import Thread
+from pbp.services import icons
 from pbp.services.accounts import calendar as calendars
 from pbp.services.forum import gm, posts, threads
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.routes import every_get_url, forum_values, hit_count, search_urls
 from tests.services.forum.tables import T0, make_table, write
+from tests.services.icons.pictures import picture
 from tests.web import conftest as web_fixtures
 
 auth = web_fixtures.auth  # the web tests' login helper, shared rather than copied
 
 #: Markers in posts hidden from the reader: hidden during play and after the end.
 POST_SECRETS = ("MKGMPOST", "MKGMTITLE", "MKGMPOSTROLL", "MKWHISPER", "MKWHISPERROLL", "MKDELETED")
+#: The alt text of the icon only the whisper uses (issue #33 item 1): shown with the whisper
+#: only, but listed with Ada's icons, which are public like her (`ICON_LISTS`).
+ICON_SECRET = "MKICONALT"
 #: Labels of hidden rolls in a public post: hidden until the end reveals every roll.
 ROLL_SECRETS = ("MKGMROLL", "MKBLINDROLL")
 
@@ -56,11 +61,22 @@ def table(auth, db_session):
         threads.set_watch(
             session=db_session, campaign=table.campaign, thread=thread, user=user, on=True, now=T0
         )
+    # Issue #33 item 1: Ada's default icon is everywhere she posts; her second is used on
+    # the whisper only, so where it shows, the whisper does.
+    for keyword, alt in (("plain", "Ada, plain"), ("MKICONKEYWORD", "MKICONALT")):
+        whisper_icon = icons.add_icon(
+            session=db_session, campaign=table.campaign, actor=table.ada_user,
+            character_slug=table.ada.slug, keyword=keyword, alt=alt, data=picture(), now=T0,
+        )  # fmt: skip
     plant = [
         ("MKGMPOST I am the mole.\n/roll 3d6 # MKGMPOSTROLL", {"audience": "gm"}),
         (
             "MKWHISPER meet me at midnight.\n/roll d100 # MKWHISPERROLL",
-            {"audience": "whisper", "recipient_ids": (table.bram_user.id,)},
+            {
+                "audience": "whisper",
+                "recipient_ids": (table.bram_user.id,),
+                "icon_id": whisper_icon.id,
+            },
         ),
         ("Do I spot the tail?\n/roll 5d10 # MKGMROLL", {"roll_visibility": "gm"}),
         ("Is the drink poisoned?\n/roll 7d8 # MKBLINDROLL", {"roll_visibility": "blind"}),
@@ -137,6 +153,11 @@ def _search_hits(app, client, db_session, table, user, words) -> dict[str, int]:
     return found
 
 
+def _lists_icons(url: str) -> bool:
+    """A character's own icon list (the API's, public; the player's page shows their own)."""
+    return url.endswith("/icons") or "/icons?" in url
+
+
 def _text(page) -> str:
     """The body as text; a zip (the static archive) as the text of all its files."""
     if page.mimetype != "application/zip":
@@ -179,6 +200,11 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
         searched = _search_hits(app, client, db_session, table, user, hidden)
         for url, hits in searched.items():
             assert hits == 0, f"the {who} finds a secret at {url}"
+        if who != "whisper recipient":
+            for url, text in seen.items():
+                if not _lists_icons(url):
+                    assert ICON_SECRET not in text, f"the {who} meets the whisper's icon at {url}"
+            assert not any(ICON_SECRET in mail for mail in mails), f"the {who} is mailed it"
         for needle in hidden:
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
@@ -196,6 +222,8 @@ def test_the_markers_are_really_there_for_the_gm(app, auth, client, db_session, 
     everything = "\n".join(seen.values())
     for needle in POST_SECRETS + ROLL_SECRETS:
         assert needle in everything, needle
+    beside_posts = "\n".join(t for u, t in seen.items() if not _lists_icons(u))
+    assert ICON_SECRET in beside_posts  # the whisper's icon, where the whisper is
     # Search finds the posts' own words for the GM (roll labels and thread titles are not
     # searched: tests/services/search), so the search half of the test above can fail too.
     words = ("MKGMPOST", "MKWHISPER", "MKDELETED")
