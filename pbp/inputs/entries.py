@@ -25,6 +25,9 @@ class EntryIn(Body):
     target_id: Id | None = Field(
         default=None, description="For a challenge: the character challenged."
     )
+    icon_id: Id | None = Field(
+        default=None, description="One of your character's icons; left out: its default."
+    )
 
     names: ClassVar[dict[str, str]] = {**_ENTRY_NAMES, "target_id": "the target"}
     needed: ClassVar[dict[str, str]] = _ENTRY_NEEDED
@@ -45,6 +48,9 @@ class NoteIn(Body):
     stance: Literal["support", "oppose", "none"] = "none"
     fate: Text | None = Field(
         default=None, max_length=limits.FATE, description="The fate you wish on the loser."
+    )
+    icon_id: Id | None = Field(
+        default=None, description="One of your character's icons; left out: its default."
     )
 
     names: ClassVar[dict[str, str]] = {

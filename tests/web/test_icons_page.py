@@ -16,6 +16,8 @@ from tests.helpers import make_token, post_form
 from tests.services.forum.tables import make_table
 from tests.services.icons.pictures import bomb, picture
 
+world = api_fixtures.world  # the API tests' Noteworthy campaign, shared rather than copied
+
 
 @pytest.fixture
 def app(app):
@@ -112,3 +114,40 @@ def api(client):
     from tests.helpers import Api
 
     return Api(client)
+
+
+def test_entries_and_notes_show_the_icon_picked_or_the_default(api, client, db_session, world):
+    """Issue #33 item 1: "The player picks one per entry, note or forum post; a default is
+    used otherwise." Through the API; the entry's page shows them."""
+    from pbp.services import icons
+
+    slug = world.campaign.slug
+    made = {}
+    for name, owner, keyword in (("Ada", "player", "calm"), ("Ada", "player", "MKPICKED"),
+                                 ("Bram", "other_player", "MKBRAMDEFAULT")):  # fmt: skip
+        made[keyword] = icons.add_icon(
+            session=db_session, campaign=world.campaign, actor=world.users[owner],
+            character_slug=world.characters[name].slug, keyword=keyword, alt=f"alt {keyword}",
+            data=picture(), now=world.turn.opened_at,
+        )  # fmt: skip
+    db_session.commit()
+    entry = {"title": "A walk", "mood": "Calm", "body": "I walk.", "icon_id": made["MKPICKED"].id}
+    written = api.post(f"/campaigns/{slug}/entries", token=world.tokens["player"], json=entry)
+    assert written.status_code == 201, written.get_data(as_text=True)
+    entry_id = written.get_json()["id"]
+    wrong = {**entry, "title": "Another", "icon_id": made["MKBRAMDEFAULT"].id}
+    refused = api.post(f"/campaigns/{slug}/entries", token=world.tokens["player"], json=wrong)
+    assert refused.status_code == 400 and "your character's own icons" in refused.get_data(
+        as_text=True
+    )
+    noted = api.post(
+        f"/campaigns/{slug}/entries/{entry_id}/notes",
+        token=world.tokens["other_player"],
+        json={"body": "Nice walk."},
+    )
+    assert noted.status_code == 201, noted.get_data(as_text=True)
+    page = client.get(f"/c/{slug}/{world.characters['Ada'].slug}/{entry_id}")
+    text = page.get_data(as_text=True)
+    assert 'alt="alt MKPICKED"' in text  # the one picked, not Ada's default "calm"
+    assert 'alt="alt calm"' not in text
+    assert 'alt="alt MKBRAMDEFAULT"' in text  # Bram's note: his default

@@ -27,7 +27,7 @@ from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
-from pbp.services import lookups
+from pbp.services import icons, lookups
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import play, play_mail
 from pbp.services.noteworthy.ingest import (
@@ -108,6 +108,7 @@ def write_entry(
     mood: str,
     body: str,
     target_id: int | None = None,
+    icon_id: int | None = None,
     now: datetime,
     mail: MailSettings | None,
 ) -> Entry:
@@ -128,7 +129,9 @@ def write_entry(
     character, checked = _write_checks(session, actor, campaign, mood, target_id)
     if checked != target:
         raise Conflict("the character you challenge changed name while you wrote: send again")
-    return _store_entry_html(
+    # Issue #33 item 1: one of the writer's character's icons; none: the default.
+    picked = icons.picked(session=session, character_id=character.id, icon_id=icon_id)
+    entry = _store_entry_html(
         session=session,
         character=character,
         title=title,
@@ -138,6 +141,11 @@ def write_entry(
         now=now,
         mail=mail,
     )
+    if picked is not None:
+        entry.icon_id = picked
+        session.add(entry)
+        session.flush()
+    return entry
 
 
 def own_entry(
@@ -310,6 +318,7 @@ def post_note(
     body: str,
     stance: str = "none",
     fate: str | None = None,
+    icon_id: int | None = None,
     now: datetime,
     mail: MailSettings | None,
 ) -> Note:
@@ -325,9 +334,15 @@ def post_note(
     _note_checks(session, actor, campaign, entry_id, stance, now)
     html = rendered(session=session, text=text)
     character, entry = _note_checks(session, actor, campaign, entry_id, stance, now)
-    return _store_note_html(
+    picked = icons.picked(session=session, character_id=character.id, icon_id=icon_id)
+    note = _store_note_html(
         session=session, entry=entry, author=character, html=html, fate=fate, now=now, mail=mail
     )
+    if picked is not None:
+        note.icon_id = picked
+        session.add(note)
+        session.flush()
+    return note
 
 
 # -- storage, with no play checks ----------------------------------------------------------
