@@ -54,6 +54,13 @@ def notify(
             to=user,
             campaign=campaign,
             subject=f"{view.author} in {thread.title}",
-            context={"thread": thread, "view": view, "kind": KINDS[view.kind].lower(), "url": url},
+            context={
+                "thread": thread,
+                "view": view,
+                "kind": KINDS[view.kind].lower(),
+                "url": url,
+                # The icon as this reader's view of the post has it (issue #33 item 1).
+                "icon_url": links.absolute(mail.base_url, view.icon.path) if view.icon else None,
+            },
         )
         queue(session=session, settings=mail, letter=letter, now=now)
