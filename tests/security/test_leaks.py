@@ -214,7 +214,9 @@ def _everything(app, client, auth, db_session, user, values) -> dict[str, str]:
         assert page.status_code in (200, 302, 400, 401, 403, 404), (url, page.status_code)
         if page.mimetype == "application/zip":
             with zipfile.ZipFile(io.BytesIO(page.get_data())) as archive:
-                seen[url] = "\n".join(archive.read(n).decode() for n in archive.namelist())
+                seen[url] = "\n".join(
+                    archive.read(n).decode("utf-8", "replace") for n in archive.namelist()
+                )
         else:
             seen[url] = page.get_data(as_text=True)
     return seen

@@ -205,6 +205,15 @@ def shown(
     return found
 
 
+def pictures(*, session: Session, icon_ids: Iterable[int]) -> dict[int, bytes]:
+    """The PNG of each icon, by id (the archive carries the icons its pages show)."""
+    ids = sorted(set(icon_ids))
+    if not ids:
+        return {}
+    rows = session.exec(select(CharacterIcon).where(col(CharacterIcon.id).in_(ids)))
+    return {i.id: i.data for i in rows}
+
+
 def icon_image(*, session: Session, icon_id: int, digest: str) -> bytes:
     """The icon's PNG, if `digest` is (the start of) its picture's: an old address of a
     changed or removed icon is NotFound, never another picture."""

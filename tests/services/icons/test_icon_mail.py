@@ -61,3 +61,32 @@ def test_a_notes_mail_shows_each_notes_icon(db_session):
     queue_note_notification(session=db_session, settings=MAIL, entry=entry, notes=[note], now=NOW)
     html = _html_to(db_session, db_session.get(User, ada.user_id))
     assert f'src="{MAIL.base_url}{icon.path}" alt="MKNOTEICON"' in html
+
+
+def test_the_archive_carries_the_icons_beside_entries_and_notes(db_session):
+    """Issue #33 item 1: icons show "in the archive export": each picture in the zip,
+    beside its entry and note, readable offline."""
+    import io
+    import zipfile
+
+    from pbp.models import Campaign
+    from pbp.services import export
+    from tests.factories import make_user
+
+    campaign = make_campaign(db_session, referee=make_user(db_session, "Ref"))
+    ada, bram = make_characters(db_session, campaign, names=("Ada", "Bram"))
+    turns.post_event(session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW)
+    icon = icons.add_icon(
+        session=db_session, campaign=campaign, actor=db_session.get(User, ada.user_id),
+        character_slug=ada.slug, keyword="k", alt="MKARCHIVEICON", data=picture(), now=NOW,
+    )  # fmt: skip
+    hosted_blog.store_entry(
+        session=db_session, character=ada, title="T", body_markdown="B.", mood="Calm", now=NOW
+    )
+    data = export.archive_zip(session=db_session, campaign=db_session.get(Campaign, campaign.id))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        assert f"{campaign.slug}/icons/{icon.id}.png" in names
+        blog = archive.read(f"{campaign.slug}/blogs/{ada.slug}.html").decode()
+    assert f'src="../icons/{icon.id}.png" alt="MKARCHIVEICON"' in blog
+    assert bram  # Bram has no icon: his entries (none) would show none
