@@ -4,6 +4,8 @@ is what the reader may read (pbp.services.search.visible)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, render_template, request, url_for
 
 from pbp.errors import UserError
@@ -33,7 +35,7 @@ def hit_url(slug: str, hit: search.Hit) -> str:
 def page(slug: str):
     session = get_session()
     campaign = campaigns.get_campaign(session=session, slug=slug)
-    typed = request.args.to_dict()
+    typed: dict[str, Any] = request.args.to_dict()
     offset = max(0, min(request.args.get("from", 0, type=int), 10_000))
     found, refused, form = None, None, None
     try:

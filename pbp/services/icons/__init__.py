@@ -199,7 +199,7 @@ def shown(
     for character_id, icon_id in pairs:
         icon = by_id.get(icon_id) if icon_id is not None else None
         if icon is None or icon.character_id != character_id:
-            icon = defaults.get(character_id)
+            icon = defaults.get(character_id) if character_id is not None else None
         if icon is not None:
             found[(character_id, icon_id)] = _view(icon)
     return found

@@ -23,6 +23,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import col
 
 from pbp.markup import plain_text
 from pbp.models import Character, Entry, Event, Note, Post, SearchDoc, Thread, Turn
@@ -54,17 +55,21 @@ def texts(kind: str, row: Any) -> tuple[str, str]:
 
 
 # The campaign of each kind's row, for a batch of ids.
-_CAMPAIGN_OF = {
-    "entry": sa.select(Entry.id, Character.campaign_id).join(
-        Character, Character.id == Entry.character_id
+_CAMPAIGN_OF: dict[str, sa.Select[int, int]] = {
+    "entry": sa.select(col(Entry.id), col(Character.campaign_id)).join(
+        Character, col(Character.id) == Entry.character_id
     ),
-    "note": sa.select(Note.id, Character.campaign_id)
-    .join(Entry, Entry.id == Note.entry_id)
-    .join(Character, Character.id == Entry.character_id),
-    "post": sa.select(Post.id, Thread.campaign_id).join(Thread, Thread.id == Post.thread_id),
-    "event": sa.select(Event.id, Turn.campaign_id).join(Turn, Turn.id == Event.turn_id),
+    "note": sa.select(col(Note.id), col(Character.campaign_id))
+    .join(Entry, col(Entry.id) == Note.entry_id)
+    .join(Character, col(Character.id) == Entry.character_id),
+    "post": sa.select(col(Post.id), col(Thread.campaign_id)).join(
+        Thread, col(Thread.id) == Post.thread_id
+    ),
+    "event": sa.select(col(Event.id), col(Turn.campaign_id)).join(
+        Turn, col(Turn.id) == Event.turn_id
+    ),
 }
-_MODEL = {kind: model for model, kind in KINDS.items()}
+_MODEL: dict[str, Any] = {kind: model for model, kind in KINDS.items()}
 
 
 def _changed(obj: Any, kind: str) -> bool:
@@ -105,7 +110,7 @@ def store(connection: sa.Connection, kind: str, rows: Iterable[Any]) -> None:
     if not by_id:
         return
     query = _CAMPAIGN_OF[kind].where(_MODEL[kind].id.in_(list(by_id)))
-    campaign_of = dict(tuple(r) for r in connection.execute(query))
+    campaign_of: dict[int, int] = {ref: campaign for ref, campaign in connection.execute(query)}
     _delete(connection, kind, by_id)
     values = []
     for ref_id, row in by_id.items():

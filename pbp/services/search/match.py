@@ -16,6 +16,7 @@ PostgreSQL's english configuration), so "rolled" finds "rolls" on both.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -29,8 +30,8 @@ MAX_WORD = 60
 SNIPPET_WORDS = 24
 
 _FTS = sa.table("search_fts", sa.column("rowid"))
-_ENGLISH = sa.literal_column("'english'")
-_TSV = sa.literal_column("search_doc.tsv")
+_ENGLISH: sa.ColumnClause[Any] = sa.literal_column("'english'")
+_TSV: sa.ColumnClause[Any] = sa.literal_column("search_doc.tsv")
 
 
 def words(query: str) -> list[str]:

@@ -19,6 +19,7 @@ so nobody finds it before the turn opens. The filters narrow the same predicates
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import col
@@ -70,11 +71,11 @@ def _entry_hidden(reader: Reader):
 def _entries(reader: Reader, f: Filters):
     if f.kind == "ooc" or f.has_rolls:
         return None
-    parts = [_DOC.c.kind == "entry"]
+    parts: list[Any] = [_DOC.c.kind == "entry"]
     if not reader.is_referee:
         hidden = sa.exists().where(col(Entry.id) == _DOC.c.ref_id, _entry_hidden(reader))
         parts.append(~hidden)
-    narrow = []
+    narrow: list[Any] = []
     if f.character_id is not None:
         narrow.append(Entry.character_id == f.character_id)
     if f.turn_id is not None:
@@ -89,21 +90,23 @@ def _entries(reader: Reader, f: Filters):
 def _notes(reader: Reader, f: Filters):
     if f.kind == "ooc" or f.has_rolls or f.mood:
         return None
-    parts = [_DOC.c.kind == "note"]
+    parts: list[Any] = [_DOC.c.kind == "note"]
     if not reader.is_referee:
         hidden = sa.exists().where(
-            col(Note.id) == _DOC.c.ref_id, col(Entry.id) == Note.entry_id, _entry_hidden(reader)
+            col(Note.id) == _DOC.c.ref_id,
+            col(Entry.id) == col(Note.entry_id),
+            _entry_hidden(reader),
         )
         parts.append(~hidden)
     if f.character_id is not None:
         mine = sa.exists().where(
-            col(Note.id) == _DOC.c.ref_id, Note.author_character_id == f.character_id
+            col(Note.id) == _DOC.c.ref_id, col(Note.author_character_id) == f.character_id
         )
         parts.append(mine)
     if f.turn_id is not None:
         in_turn = sa.exists().where(
-            col(Note.id) == _DOC.c.ref_id, col(Entry.id) == Note.entry_id,
-            Entry.turn_id == f.turn_id,
+            col(Note.id) == _DOC.c.ref_id, col(Entry.id) == col(Note.entry_id),
+            col(Entry.turn_id) == f.turn_id,
         )  # fmt: skip
         parts.append(in_turn)
     return sa.and_(*parts)
@@ -114,7 +117,9 @@ def _post_hidden(reader: Reader):
     # Ids start at 1: a visitor is 0, a post whose author left is -1, so neither is "own".
     uid = reader.user_id if reader.user_id is not None else 0
     own = sa.func.coalesce(Post.author_id, -1) == uid
-    named = sa.exists().where(col(PostRecipient.post_id) == Post.id, PostRecipient.user_id == uid)
+    named = sa.exists().where(
+        col(PostRecipient.post_id) == col(Post.id), col(PostRecipient.user_id) == uid
+    )
     whispered_to = sa.and_(col(Post.audience) == "whisper", named)
     not_for_reader = sa.and_(col(Post.audience) != "all", ~own, ~whispered_to)
     return sa.or_(col(Post.deleted_at).is_not(None), not_for_reader)
@@ -123,11 +128,11 @@ def _post_hidden(reader: Reader):
 def _posts(reader: Reader, f: Filters):
     if f.turn_id is not None or f.mood:
         return None
-    parts = [_DOC.c.kind == "post"]
+    parts: list[Any] = [_DOC.c.kind == "post"]
     if not reader.is_referee:
         hidden = sa.exists().where(col(Post.id) == _DOC.c.ref_id, _post_hidden(reader))
         parts.append(~hidden)
-    narrow = []
+    narrow: list[Any] = []
     if f.character_id is not None:
         narrow.append(Post.character_id == f.character_id)
     if f.kind is not None:
@@ -135,7 +140,7 @@ def _posts(reader: Reader, f: Filters):
     if f.has_rolls:
         # That a visible post rolled is shown to everyone who reads it (rolls.roll_view
         # hides a roll's dice, never its existence, from a reader of its post).
-        narrow.append(sa.exists().where(col(Roll.post_id) == Post.id))
+        narrow.append(sa.exists().where(col(Roll.post_id) == col(Post.id)))
     if narrow:
         parts.append(sa.exists().where(col(Post.id) == _DOC.c.ref_id, *narrow))
     return sa.and_(*parts)
@@ -144,7 +149,7 @@ def _posts(reader: Reader, f: Filters):
 def _events(reader: Reader, f: Filters):
     if f.kind == "ooc" or f.has_rolls or f.mood:
         return None
-    parts = [_DOC.c.kind == "event"]
+    parts: list[Any] = [_DOC.c.kind == "event"]
     if not reader.is_referee:
         hidden = sa.exists().where(
             col(Event.id) == _DOC.c.ref_id,
@@ -152,7 +157,7 @@ def _events(reader: Reader, f: Filters):
             col(Event.character_id).not_in(sorted(reader.character_ids)),
         )
         parts.append(~hidden)
-    narrow = []
+    narrow: list[Any] = []
     if f.character_id is not None:
         narrow.append(Event.character_id == f.character_id)
     if f.turn_id is not None:
