@@ -104,29 +104,35 @@ def _delete(connection: sa.Connection, kind: str, ids: Iterable[int]) -> None:
     connection.execute(sa.delete(_DOC).where(_DOC.c.kind == kind, _DOC.c.ref_id.in_(list(ids))))
 
 
+# The copy's campaign is read in the INSERT itself (INSERT ... SELECT through the row's own
+# joins): a write costs no SELECT more, which the poll pass counts (issue #32's budgets).
+_FROM = {
+    "entry": 'entry s JOIN "character" c ON c.id = s.character_id',
+    "note": 'note s JOIN entry e ON e.id = s.entry_id JOIN "character" c ON c.id = e.character_id',
+    "post": "forum_post s JOIN forum_thread c ON c.id = s.thread_id",
+    "event": "event s JOIN turn c ON c.id = s.turn_id",
+}
+_INSERT = {
+    kind: sa.text(
+        "INSERT INTO search_doc (campaign_id, kind, ref_id, title, body) "
+        "SELECT c.campaign_id, CAST(:kind AS VARCHAR(8)), s.id, CAST(:title AS VARCHAR(1000)), "
+        f"CAST(:body AS TEXT) FROM {joined} WHERE s.id = :ref_id"
+    )
+    for kind, joined in _FROM.items()
+}
+
+
 def store(connection: sa.Connection, kind: str, rows: Iterable[Any]) -> None:
     """Replace the copies of `rows` (all of one kind) by their current text."""
     by_id = {row.id: row for row in rows}
     if not by_id:
         return
-    query = _CAMPAIGN_OF[kind].where(_MODEL[kind].id.in_(list(by_id)))
-    campaign_of: dict[int, int] = {ref: campaign for ref, campaign in connection.execute(query)}
     _delete(connection, kind, by_id)
     values = []
     for ref_id, row in by_id.items():
-        if ref_id in campaign_of:
-            title, body = texts(kind, row)
-            values.append(
-                {
-                    "campaign_id": campaign_of[ref_id],
-                    "kind": kind,
-                    "ref_id": ref_id,
-                    "title": title,
-                    "body": body,
-                }
-            )
-    if values:
-        connection.execute(sa.insert(_DOC), values)
+        title, body = texts(kind, row)
+        values.append({"kind": kind, "ref_id": ref_id, "title": title, "body": body})
+    connection.execute(_INSERT[kind], values)
 
 
 def rebuild_campaign(*, connection: sa.Connection, campaign_id: int, batch: int = 2000) -> int:
