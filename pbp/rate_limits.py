@@ -48,6 +48,7 @@ CONTENT_ENDPOINTS = frozenset(
         "forum.edit",
         "auth.create_invite",
         "player.blog",
+        "icons.upload",  # Pillow decodes each picture (issue #33 item 1)
     }
 )
 # GETs that anyone may send and that each cost a database read: a hub's WebSub
@@ -64,6 +65,7 @@ CONTENT_OPERATIONS = frozenset(
         "edit_post",
         "create_invite",
         "choose_blog",
+        "upload_icon",
     }
 )
 

@@ -40,3 +40,31 @@ def every_get_url(app, values: dict[str, list]) -> list[str]:
             for combo in itertools.product(*(values[n] for n in names)):
                 urls.append(app.url_for(rule.endpoint, **dict(zip(names, combo, strict=True))))
     return urls
+
+
+def search_urls(app, slug: str, words) -> list[str]:
+    """One URL per search route (the page, the API: any GET route whose endpoint is a
+    search) and word: the secrecy tests search for every marker they plant (issue #33)."""
+    from urllib.parse import urlencode
+
+    urls = []
+    with app.test_request_context():
+        for rule in app.url_map.iter_rules():
+            if "GET" not in rule.methods or "search" not in rule.endpoint:
+                continue
+            if set(rule.arguments) != {"slug"}:
+                continue
+            base = app.url_for(rule.endpoint, slug=slug)
+            urls.extend(f"{base}?{urlencode({'q': word})}" for word in words)
+    return urls
+
+
+def hit_count(page) -> int:
+    """How many hits a search answered: the API's items, the page's `data-hits`."""
+    import re
+
+    if page.is_json:
+        return len(page.get_json()["items"])
+    found = re.search(r'data-hits="(\d+)"', page.get_data(as_text=True))
+    assert found, "a search page with words shows its results"
+    return int(found.group(1))

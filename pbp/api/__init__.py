@@ -23,6 +23,7 @@ from pbp.api import board, calendar, campaigns, docs, entries, forum, player, re
 from pbp.api import alive  # noqa: E402,F401  # isort: skip
 from pbp.api import saved_drafts  # noqa: E402,F401  # isort: skip
 from pbp.api import channels  # noqa: E402,F401  # isort: skip
+from pbp.api import icons, search  # noqa: E402,F401  # isort: skip
 
 __all__ = ["OPERATIONS", "bp", "init_app"]
 

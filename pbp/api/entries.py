@@ -108,6 +108,7 @@ def write_entry(call: Call, slug: str) -> s.EntryOut:
         mood=body.mood,
         body=body.body,
         target_id=body.target_id,
+        icon_id=body.icon_id,
         now=call.now,
         mail=_mail(),
     )
@@ -223,6 +224,7 @@ def add_note(call: Call, slug: str, entry_id: int) -> s.NoteOut:
         stance=body.stance,
         fate=body.fate,
         reply_to=body.reply_to,
+        icon_id=body.icon_id,
         now=call.now,
         mail=_mail(),
     )

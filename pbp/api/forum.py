@@ -69,6 +69,11 @@ def post_out(view: PostView) -> s.PostOut:
         edited_at=view.edited_at,
         rolls=[roll_out(r) for r in view.rolls],
         can_edit=view.can_edit,
+        icon=s.IconRefOut(
+            id=view.icon.id, keyword=view.icon.keyword, alt=view.icon.alt, url=view.icon.path
+        )
+        if view.icon
+        else None,
     )
 
 
@@ -81,6 +86,7 @@ def _draft(body: s.PostIn) -> Draft:
         recipient_characters=tuple(body.recipient_characters),
         character_id=body.character_id,
         roll_visibility=body.roll_visibility,
+        icon_id=body.icon_id,
     )
 
 

@@ -30,6 +30,7 @@ TAG_TEXT = {
     "notes": "Notes (comments) on entries.",
     "forum": "Forum campaigns: threads, posts and their dice rolls.",
     "drafts": "Your own saved drafts of the entry, note and post forms; no one else reads them.",
+    "search": "Search a campaign's entries, notes, forum posts and events.",
 }
 INTRO = """\
 pbp's API does what the site's pages do, with the same permission checks.

@@ -501,6 +501,15 @@ class RollOut(Out):
     text: str
 
 
+class IconRefOut(Out):
+    """A character icon as a text shows it (issue #33 item 1)."""
+
+    id: int
+    keyword: str
+    alt: str
+    url: str
+
+
 class PostOut(Out):
     id: int
     thread_id: int
@@ -516,6 +525,9 @@ class PostOut(Out):
     edited_at: datetime | None
     rolls: list[RollOut]
     can_edit: bool
+    icon: IconRefOut | None = Field(
+        default=None, description="The icon beside the post: the one picked, or the default."
+    )
 
 
 class RollPageOut(Out):

@@ -25,6 +25,9 @@ class EntryIn(Body):
     target_id: Id | None = Field(
         default=None, description="For a challenge: the character challenged."
     )
+    icon_id: Id | None = Field(
+        default=None, description="One of your character's icons; left out: its default."
+    )
 
     names: ClassVar[dict[str, str]] = {**_ENTRY_NAMES, "target_id": "the target"}
     needed: ClassVar[dict[str, str]] = _ENTRY_NEEDED
@@ -48,6 +51,9 @@ class NoteIn(Body):
     )
     reply_to: Id | None = Field(
         default=None, description="The note of the same entry this one answers (a reply)."
+    )
+    icon_id: Id | None = Field(
+        default=None, description="One of your character's icons; left out: its default."
     )
 
     names: ClassVar[dict[str, str]] = {

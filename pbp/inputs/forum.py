@@ -27,6 +27,9 @@ class PostIn(Body):
     )
     character_id: Id | None = Field(default=None, description="Post as this character.")
     roll_visibility: Literal["public", "gm", "blind"] = "public"
+    icon_id: Id | None = Field(
+        default=None, description="One of the character's icons; left out: its default."
+    )
 
     names: ClassVar[dict[str, str]] = {"body": "a post"}
     needed: ClassVar[dict[str, str]] = {"body": "write something to post"}

@@ -68,6 +68,10 @@ from pbp.models.forum import (
     Thread,
     Watch,
 )
+from pbp.models.icons import (
+    MAX_ICONS,
+    CharacterIcon,
+)
 from pbp.models.mail import (
     OutboxMessage,
 )
@@ -89,6 +93,10 @@ from pbp.models.noteworthy import (
 from pbp.models.saved_drafts import (
     DRAFT_FORMS,
     SavedDraft,
+)
+from pbp.models.search import (
+    SEARCH_KINDS,
+    SearchDoc,
 )
 from pbp.models.unread import (
     MARKER_KINDS,
@@ -125,6 +133,7 @@ __all__ = [
     "CardGame",
     "Challenge",
     "Character",
+    "CharacterIcon",
     "EVENT_MODES",
     "Entry",
     "Hiatus",
@@ -133,6 +142,7 @@ __all__ = [
     "IdempotencyRecord",
     "Invite",
     "LoginFailure",
+    "MAX_ICONS",
     "Membership",
     "Note",
     "Nudge",
@@ -153,8 +163,10 @@ __all__ = [
     "ReplyToken",
     "Roll",
     "Ruling",
+    "SEARCH_KINDS",
     "STANCES",
     "SavedDraft",
+    "SearchDoc",
     "SentMention",
     "Sheet",
     "TOKEN_SCOPES",

@@ -68,6 +68,8 @@ class Post(SQLModel, table=True):
     created_at: datetime = _created()
     edited_at: datetime | None = _time()
     deleted_at: datetime | None = _time()
+    # The icon its writer picked (issue #33 item 1); NULL: the character's default.
+    icon_id: int | None = _fk("character_icon.id", nullable=True, ondelete="SET NULL")
 
 
 class PostRevision(SQLModel, table=True):

@@ -146,6 +146,8 @@ class Entry(SQLModel, table=True):
     # it, and the tally reads the turn as if it had never been posted
     # (pbp.services.noteworthy.hidden_entries).
     hidden_at: datetime | None = _time()
+    # The icon its writer picked (issue #33 item 1); NULL: the character's default.
+    icon_id: int | None = _fk("character_icon.id", nullable=True, ondelete="SET NULL")
 
 
 class EntryRevision(SQLModel, table=True):
@@ -212,6 +214,8 @@ class Note(SQLModel, table=True):
     # queue_credited_notes, one a day per character). No foreign key: the outbox row is
     # never removed but with its campaign, and the note with it.
     credit_mail_id: int | None = Field(default=None)
+    # The icon its writer picked (issue #33 item 1); NULL: the character's default.
+    icon_id: int | None = _fk("character_icon.id", nullable=True, ondelete="SET NULL")
     # Reasons the referee should look at this note (e.g. dated after it was first seen).
     flags: list = Field(
         default_factory=list,

@@ -38,6 +38,7 @@ from pbp.models import (
     Turn,
     User,
 )
+from pbp.services import icons
 from pbp.services.noteworthy import note_counts
 from pbp.services.noteworthy.history import History, TurnLine, build_history
 from pbp.services.noteworthy.note_counts import NoteCount
@@ -200,6 +201,7 @@ class ArchivedNote:
     author: str
     body_html: str
     count: NoteCount | None = None  # how it counted, from its resolved turn's result
+    icon: icons.IconView | None = None  # issue #33 item 1: picked, or the default
 
 
 @dataclass
@@ -210,6 +212,7 @@ class ArchivedEntry:
     body_html: str
     url: str | None  # the original post, when it lives on the web
     notes: list[ArchivedNote] = field(default_factory=list)
+    icon: icons.IconView | None = None  # issue #33 item 1: picked, or the default
 
 
 @dataclass
@@ -276,6 +279,8 @@ class Archive:
     turns: list[ArchivedTurn]
     entries_by_author: dict[int, list[ArchivedEntry]]
     chart: str
+    # The icons the pages show, by id: written into the archive as icons/<id>.png.
+    pictures: dict[int, bytes] = field(default_factory=dict)
 
     def turn_path(self, number: int) -> str:
         return turn_path(number)
@@ -321,6 +326,7 @@ def gather_archive(*, session: Session, campaign: Campaign, base_url: str | None
     for item in entries.values():
         by_turn[item.turn_number].append(item)
         by_author[item.author.id].append(item)
+    pictures = _icons(session, entries.values())
     lines = {line.number: line for line in history.turns}
     turns = [ArchivedTurn(lines[t.number], events[t.id], by_turn[t.number]) for t in rows["turns"]]
     return Archive(
@@ -331,7 +337,21 @@ def gather_archive(*, session: Session, campaign: Campaign, base_url: str | None
         turns=turns,
         entries_by_author=by_author,
         chart=standings_chart(history, title=f"Standings of {campaign.name}"),
+        pictures=pictures,
     )
+
+
+def _icons(session: Session, entries) -> dict[int, bytes]:
+    """Set each kept entry's and note's icon (issue #33 item 1); the pictures they use."""
+    entries = list(entries)
+    pairs = [(e.entry.character_id, e.entry.icon_id) for e in entries]
+    pairs += [(n.note.author_character_id, n.note.icon_id) for e in entries for n in e.notes]
+    faces = icons.shown(session=session, pairs=pairs)
+    for item in entries:
+        item.icon = faces.get((item.entry.character_id, item.entry.icon_id))
+        for n in item.notes:
+            n.icon = faces.get((n.note.author_character_id, n.note.icon_id))
+    return icons.pictures(session=session, icon_ids={f.id for f in faces.values()})
 
 
 def render_pages(archive: Archive) -> dict[str, str]:
@@ -386,4 +406,8 @@ def archive_zip(*, session: Session, campaign: Campaign, base_url: str | None = 
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             zf.writestr(info, files[path].encode("utf-8"))
+        for icon_id, png in sorted(archive.pictures.items()):
+            info = zipfile.ZipInfo(f"{campaign.slug}/icons/{icon_id}.png", date_time=stamp)
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, png)  # stored: a PNG is compressed already
     return buffer.getvalue()

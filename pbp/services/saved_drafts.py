@@ -36,6 +36,7 @@ _POST_FIELDS = {
     "recipients": _CHOICE,  # a list: each whisper recipient's id
     "character_id": _CHOICE,
     "roll_visibility": _CHOICE,
+    "icon_id": _CHOICE,  # the character's icon picked (issue #33 item 1)
 }
 #: Each form's fields a draft keeps, and how long each may be (the form's own limits).
 FIELDS: dict[str, dict[str, int]] = {
@@ -44,9 +45,16 @@ FIELDS: dict[str, dict[str, int]] = {
         "mood": _CHOICE * 5,
         "target": _CHOICE,
         "body": limits.ENTRY_BODY,
+        "icon_id": _CHOICE,
     },
     # reply_to: the note a reply answers (threaded notes, issue #29 item 3), a hidden field.
-    "note": {"body": limits.NOTE_BODY, "fate": limits.FATE, "stance": _CHOICE, "reply_to": _CHOICE},
+    "note": {
+        "body": limits.NOTE_BODY,
+        "fate": limits.FATE,
+        "stance": _CHOICE,
+        "reply_to": _CHOICE,
+        "icon_id": _CHOICE,
+    },
     "post": _POST_FIELDS,
     "scene": {"title": 200, **_POST_FIELDS},
 }

@@ -23,6 +23,7 @@ def init_app(app: Flask) -> None:
         forum,
         headers,
         history,
+        icons,
         mail,
         nav,
         player,
@@ -31,6 +32,7 @@ def init_app(app: Flask) -> None:
         roster,
         roster_admin,
         saved_drafts,
+        search,
         signup,
         times,
         tokens,
@@ -68,6 +70,8 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(tokens.bp)
     app.register_blueprint(saved_drafts.bp)  # before blog's catch-all /c/<slug>/<character>/
     unread.init_app(app)  # "Mark all read" and the new_mark() template global
+    app.register_blueprint(search.bp)
+    app.register_blueprint(icons.bp)
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

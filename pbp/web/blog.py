@@ -16,7 +16,7 @@ from flask import Blueprint, render_template, request, url_for
 
 from pbp.inputs.entries import EntryEdit, EntryIn, NoteIn
 from pbp.request_db import get_session
-from pbp.services import campaigns, saved_drafts, unread
+from pbp.services import campaigns, icons, saved_drafts, unread
 from pbp.services.noteworthy import blog_pages, hidden_entries, hosted_blog, play
 from pbp.web import access
 from pbp.web import unread as unread_marks
@@ -26,8 +26,8 @@ from pbp.web.forms import parsed
 
 bp = Blueprint("blog", __name__, url_prefix="/c/<slug>")
 
-ENTRY_FIELDS = ("title", "mood", "body", "target")
-NOTE_FIELDS = ("body", "fate", "stance", "reply_to")
+ENTRY_FIELDS = ("title", "mood", "body", "target", "icon_id")
+NOTE_FIELDS = ("body", "fate", "stance", "reply_to", "icon_id")
 
 
 def _entry(session, campaign, character_slug: str, entry_id: int):
@@ -80,6 +80,7 @@ def _write_page(slug: str, preview=None):
         moods=_mood_suggestions(campaign),
         turn=turn,
         draft=draft,
+        icon_choices=icons.choices(session=session, characters=[character]),
     )
 
 
@@ -107,6 +108,7 @@ def write(act: Act, slug: str):
         mood=entry_in.mood,
         body=entry_in.body,
         target_id=entry_in.target_id,
+        icon_id=entry_in.icon_id,
         now=act.now,
         mail=act.mail,
     )
@@ -236,6 +238,7 @@ def add_note(act: Act, slug: str, character: str, entry_id: int):
         stance=note.stance,
         fate=note.fate,
         reply_to=note.reply_to,
+        icon_id=note.icon_id,
         now=act.now,
         mail=act.mail,
     )
@@ -301,6 +304,9 @@ def entry(slug: str, character: str, entry_id: int):
         final_vote=page.final_vote,
         may_hide=page.may_hide,
         versions=page.versions,
+        icon=page.icon,
+        note_icons=page.note_icons,
+        icon_choices=icons.choices(session=session, characters=[page.mine] if page.mine else []),
         typed_note=typed_note,
         note_error=note_error,
         draft=draft,

@@ -24,7 +24,7 @@ from pbp.errors import Forbidden, UserError
 from pbp.inputs.forum import CharacterForIn, OwnCharacterIn, PostEdit, PostIn, SheetIn
 from pbp.models import Campaign
 from pbp.request_db import get_session
-from pbp.services import campaigns, saved_drafts, unread
+from pbp.services import campaigns, icons, saved_drafts, unread
 from pbp.services.forum import characters, drafts, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
 from pbp.services.forum.export import export_forum
@@ -81,6 +81,7 @@ def _draft(*, strict: bool = True) -> Draft:
         character_id=_int(form.get("character_id"), strict=strict),
         roll_visibility=form.get("roll_visibility", "public"),
         client_token=form.get("client_token") or None,
+        icon_id=_int(form.get("icon_id"), strict=strict),
     )
 
 
@@ -152,6 +153,7 @@ def _form_context(campaign: Campaign, viewer: Viewer, draft=None, **extra) -> di
         "draft": draft,
         "client_token": draft.client_token or secrets.token_urlsafe(24),
         "characters": characters,
+        "icon_choices": icons.choices(session=session, characters=characters),
         "members": [
             m
             for m in threads.members(session=session, campaign=campaign)

@@ -1,9 +1,11 @@
 """One navigation bar for every campaign page, marking where the reader is.
 
 Noteworthy: Planet · Turns · Characters · History · Referee. Forum games: Scenes · Sheets ·
-Card tables (the card rulesets only) · GM. Both end with Email, the member's own email
+Card tables (the card rulesets only) · GM. Both end with Search (issue #33 item 2), Icons
+(a player's characters' icons, issue #33 item 1) and Email, the member's own email
 preferences for the campaign. A section a reader may not open is left out (History and
-Email are for members; Referee and GM for the referee), so the bar never offers a 403.
+Email are for members; Icons for players; Referee and GM for the referee), so the bar never
+offers a 403.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ SECTIONS = {
     "referee": "referee",
     "auth.create_invite": "referee",
     "mail.preferences": "mail",
+    "search": "search",
+    "icons": "icons",
 }
 
 
@@ -85,6 +89,9 @@ def campaign_nav(campaign: Campaign) -> list[NavItem]:
             sections.append(("tables", "Card tables", url_for("tables.index", slug=slug)))
         if is_referee:
             sections.append(("referee", "GM", url_for("referee.board", slug=slug)))
+    sections.append(("search", "Search", url_for("search.page", slug=slug)))
+    if member is not None and member.role == "player":
+        sections.append(("icons", "Icons", url_for("icons.upload", slug=slug)))
     if member is not None:
         sections.append(("mail", "Notifications", url_for("mail.preferences", slug=slug)))
     here = current_section()

@@ -107,7 +107,16 @@ def forum_world(world, db_session) -> World:
         mail=MailSettings("http://pbp.test", "s" * 32, "pbp <pbp@localhost>"),
         now=API_NOW,
     )
+    from pbp.services import icons
+    from tests.services.icons.pictures import picture
+
+    icon = icons.add_icon(
+        session=db_session, campaign=game, actor=users["player"], character_slug="ada",
+        keyword="calm", alt="Ada, calm", data=picture(), now=API_NOW,
+    )  # fmt: skip
     db_session.commit()
     roll = rolls.rolls_of_posts(session=db_session, post_ids=[post.id])[post.id][0]
-    world.extra.update(forum=game.slug, thread=post.thread_id, post=post.id, roll=roll.id)
+    world.extra.update(
+        forum=game.slug, thread=post.thread_id, post=post.id, roll=roll.id, icon=icon.id
+    )
     return world

@@ -67,6 +67,10 @@ TWINS = {
     "forum.watch": "watch",
     "forum.sheet_edit": "edit_sheet",
     "forum.make_character": "make_character",
+    # character icons (pbp.web.icons, issue #33 item 1)
+    "icons.upload": "upload_icon",
+    "icons.default": "default_icon",
+    "icons.remove": "remove_icon",
     "forum.make_character_for": "make_character_for",
     "cards.new": "open_table",
     "cards.act": "move",

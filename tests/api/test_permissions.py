@@ -10,12 +10,14 @@ the game's own rules answered (e.g. posting an event while turn 1 is open is a c
 
 from __future__ import annotations
 
+import base64
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from pbp.api import OPERATIONS
 from tests.helpers import ROLES
+from tests.services.icons.pictures import picture
 
 ANON, STRANGER, PLAYER, OTHER, REF = ROLES  # anonymous, stranger, player, other_player, referee
 
@@ -142,7 +144,7 @@ MATRIX = {
         "PUT",
         "/campaigns/{slug}/me/away",
         {"until": (datetime.now(UTC) + timedelta(days=30)).date().isoformat(), "note": "Away"},
-        {**MEMBERS, REF: 400},  # let through, then "the referee runs the game"
+        {**MEMBERS, REF: 422},  # let through, then "the referee runs the game"
     ),
     # Let through, then "you are not marked away".
     "end_away": (
@@ -379,6 +381,7 @@ def members(status: int, other: int | None = None) -> dict:
 
 
 FORUM = "/campaigns/{forum}/forum"
+ICON_DATA = base64.b64encode(picture()).decode()
 FORUM_MATRIX = {
     "forum_state": ("GET", FORUM, None, PUBLIC),
     "list_threads": ("GET", FORUM + "/threads", None, PUBLIC),
@@ -420,6 +423,27 @@ FORUM_MATRIX = {
         FORUM + "/characters",
         {"name": "Gus", "sheet": {"stats": {"STR": 7, "INT": 7, "DEX": 7, "HLT": 7, "SPD": 7}}},
         {ANON: 401, STRANGER: 403, PLAYER: 409, OTHER: 409, REF: 403},
+    ),
+    # Issue #33: search (public: a token finds more) and Ada's icons (her player and the GM).
+    "search_campaign": ("GET", "/campaigns/{forum}/search?q=wait", None, PUBLIC),
+    "list_icons": ("GET", "/campaigns/{forum}/characters/ada/icons", None, PUBLIC),
+    "upload_icon": (
+        "POST",
+        "/campaigns/{forum}/characters/ada/icons",
+        {"keyword": "grin", "alt": "Ada grins", "data": ICON_DATA},
+        {ANON: 401, STRANGER: 403, PLAYER: 201, OTHER: 403, REF: 201},
+    ),
+    "default_icon": (
+        "POST",
+        "/campaigns/{forum}/icons/{icon}/default",
+        None,
+        {ANON: 401, STRANGER: 403, PLAYER: 200, OTHER: 403, REF: 200},
+    ),
+    "remove_icon": (
+        "DELETE",
+        "/campaigns/{forum}/icons/{icon}",
+        None,
+        {ANON: 401, STRANGER: 403, PLAYER: 200, OTHER: 403, REF: 200},
     ),
     "make_character_for": (
         "POST",

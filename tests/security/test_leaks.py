@@ -7,7 +7,8 @@
 - a chat channel (issue #31) told of an entry its author hid before the post left.
 
 And issue #27 item 2: an entry its author hid, and the notes on it, reach no other player,
-stranger or visitor on any GET route (pages, feeds, the API, the archive) or in the digest.
+stranger or visitor on any GET route (pages, feeds, the API, the archive) or in the digest,
+or in a search for them (issue #33 item 2).
 Issue #29 item 5: a player's saved drafts (an entry and a note not yet posted) reach no one
 else on those channels, the referee included.
 """
@@ -40,7 +41,7 @@ from tests.channelserver import HookServer
 from tests.factories import make_campaign, make_characters, make_user
 from tests.helpers import API_NOW as NOW
 from tests.helpers import PASSWORD, make_token, wire
-from tests.routes import every_get_url
+from tests.routes import every_get_url, hit_count, search_urls
 from tests.services.forum.tables import T0, make_table, write
 from tests.services.noteworthy.test_history import play_campaign
 from tests.web import conftest as web_fixtures
@@ -240,13 +241,29 @@ def _everything(app, client, auth, db_session, user, values) -> dict[str, str]:
     seen = {}
     for url in every_get_url(app, values):
         page = client.get(url, headers=headers if url.startswith("/api/") else {})
-        assert page.status_code in (200, 302, 400, 401, 403, 404), (url, page.status_code)
+        assert page.status_code in (200, 302, 400, 401, 403, 404, 409, 422), (url, page.status_code)
         if page.mimetype == "application/zip":
             with zipfile.ZipFile(io.BytesIO(page.get_data())) as archive:
-                seen[url] = "\n".join(archive.read(n).decode() for n in archive.namelist())
+                seen[url] = "\n".join(
+                    archive.read(n).decode("utf-8", "replace") for n in archive.namelist()
+                )
         else:
             seen[url] = page.get_data(as_text=True)
     return seen
+
+
+def _searched(app, client, db_session, user, slug, words) -> dict[str, int]:
+    """Issue #33 item 2: the hits of the search page and the API's search for each word, as
+    `user` (logged in by `_everything`)."""
+    headers = {}
+    if user is not None:
+        headers["Authorization"] = "Bearer " + make_token(db_session, user)
+        db_session.commit()
+    urls = search_urls(app, slug, words)
+    assert len(urls) == 2 * len(words)
+    return {
+        u: hit_count(client.get(u, headers=headers if u.startswith("/api/") else {})) for u in urls
+    }
 
 
 def _mail_to(db_session, user) -> str:
@@ -265,6 +282,9 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
         for needle in HIDDEN + DRAFTS:
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
+        searched = _searched(app, client, db_session, user, campaign.slug, HIDDEN)
+        assert not any(searched.values()), (who, searched)
+        assert all(_searched(app, client, db_session, user, campaign.slug, ["MKSHOWN"]).values())
         if user is not None and who == "other player":
             mail = _mail_to(db_session, user)
             assert "MKSHOWN" in mail  # the digest was sent, with the shown entry
@@ -285,13 +305,14 @@ def test_no_chat_channel_is_told_of_a_hidden_entry(db_session, hidden, hooks, tm
 
 def test_the_referee_still_reads_the_hidden_entry(app, auth, client, db_session, hidden):
     """The test above can fail: the referee's channels carry every marker."""
-    _, referee, _, values = hidden
+    campaign, referee, _, values = hidden
     everything = "\n".join(_everything(app, client, auth, db_session, referee, values).values())
     for needle in HIDDEN:
         assert needle in everything, needle
     everything += _mail_to(db_session, referee)
     for needle in DRAFTS:  # a player's draft is theirs alone, even to the referee
         assert needle not in everything, needle
+    assert all(_searched(app, client, db_session, referee, campaign.slug, HIDDEN).values())
 
 
 def test_the_writer_reads_their_own_drafts(app, auth, client, db_session, hidden):

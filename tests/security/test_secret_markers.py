@@ -10,6 +10,7 @@ with every push to their devices (issue #31: each reader has one, and wants foru
 pushed). The campaign's chat channel and the scene's (issue #31) are real webhooks on
 loopback: everything posted to them is read as a visitor's. No marker may show up, during
 play or after the end (when every roll is shown, but a hidden post's labels stay hidden).
+The search page and the API's search are asked for every marker (issue #33 item 2).
 A route added later is checked without editing this test.
 
 Issue #29 item 5: a player's saved drafts (a reply and a new scene, not yet posted) carry
@@ -31,7 +32,7 @@ from adapters.fetch import Fetcher
 from pbp import mail_in_server
 from pbp.models import OutboxMessage
 from pbp.models.forum import Post, Thread
-from pbp.services import campaigns, saved_drafts
+from pbp.services import campaigns, icons, saved_drafts
 from pbp.services.accounts import calendar as calendars
 from pbp.services.forum import gm, post_mail, posts, threads
 from pbp.services.mail import push, webhooks
@@ -42,14 +43,18 @@ from pbp.services.mail.settings import MailSettings
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.channelserver import HookServer
-from tests.routes import every_get_url, forum_values
+from tests.routes import every_get_url, forum_values, hit_count, search_urls
 from tests.services.forum.tables import T0, make_table, write
+from tests.services.icons.pictures import picture
 from tests.web import conftest as web_fixtures
 
 auth = web_fixtures.auth  # the web tests' login helper, shared rather than copied
 
 #: Markers in posts hidden from the reader: hidden during play and after the end.
 POST_SECRETS = ("MKGMPOST", "MKGMTITLE", "MKGMPOSTROLL", "MKWHISPER", "MKWHISPERROLL", "MKDELETED")
+#: The alt text of the icon only the whisper uses (issue #33 item 1): shown with the whisper
+#: only, but listed with Ada's icons, which are public like her (`ICON_LISTS`).
+ICON_SECRET = "MKICONALT"
 #: Labels of hidden rolls in a public post: hidden until the end reveals every roll.
 ROLL_SECRETS = ("MKGMROLL", "MKBLINDROLL")
 #: Ada's saved drafts, never posted: hidden from everyone but Ada, the GM included.
@@ -92,6 +97,13 @@ def table(auth, db_session, hooks):
         set_preference(session=db_session, membership=member, preference="forum", on=True)
         save_preferences(session=db_session, membership=member, chosen=["push:forum"],
                          keys=["push:forum"])  # fmt: skip
+    # Issue #33 item 1: Ada's default icon is everywhere she posts; her second is used on
+    # the whisper only, so where it shows, the whisper does.
+    for keyword, alt in (("plain", "Ada, plain"), ("MKICONKEYWORD", "MKICONALT")):
+        whisper_icon = icons.add_icon(
+            session=db_session, campaign=table.campaign, actor=table.ada_user,
+            character_slug=table.ada.slug, keyword=keyword, alt=alt, data=picture(), now=T0,
+        )  # fmt: skip
     plant = [
         # The hidden posts mention the readers' characters (issue #29 item 4): a mention
         # mails only those who may read the post.
@@ -99,7 +111,11 @@ def table(auth, db_session, hooks):
         (
             "MKWHISPER meet me at midnight, @Bram; not a word to @Cleo.\n"
             "/roll d100 # MKWHISPERROLL",
-            {"audience": "whisper", "recipient_ids": (table.bram_user.id,)},
+            {
+                "audience": "whisper",
+                "recipient_ids": (table.bram_user.id,),
+                "icon_id": whisper_icon.id,
+            },
         ),
         ("Do I spot the tail?\n/roll 5d10 # MKGMROLL", {"roll_visibility": "gm"}),
         ("Is the drink poisoned?\n/roll 7d8 # MKBLINDROLL", {"roll_visibility": "blind"}),
@@ -174,6 +190,28 @@ def _fetch_everything(app, client, auth, db_session, table, who, user) -> dict[s
     return seen
 
 
+def _search_hits(app, client, db_session, table, user, words) -> dict[str, int]:
+    """Issue #33 item 2: the search page and the API searched for each word, as `user`
+    (logged in as by `_fetch_everything`): the hits per URL."""
+    headers = {}
+    if user is not None:
+        headers["Authorization"] = "Bearer " + api_fixtures.make_token(db_session, user)
+        db_session.commit()
+    urls = search_urls(app, table.campaign.slug, words)
+    assert any(u.startswith("/api/") for u in urls) and any("/c/" in u for u in urls)
+    found = {}
+    for url in urls:
+        page = client.get(url, headers=headers if url.startswith("/api/") else {})
+        assert page.status_code == 200, (url, page.status_code)
+        found[url] = hit_count(page)
+    return found
+
+
+def _lists_icons(url: str) -> bool:
+    """A character's own icon list (the API's, public; the player's page shows their own)."""
+    return url.endswith("/icons") or "/icons?" in url
+
+
 def _text(page) -> str:
     """The body as text; a zip (the static archive) as the text of all its files."""
     if page.mimetype != "application/zip":
@@ -225,7 +263,16 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
             assert any('"url":' in m for m in mails), f"the {who} has a post pushed"
         if who == "whisper recipient":  # the control: a mention they may read is mailed
             assert any("Ada mentioned Bram" in m and "MKWHISPER" in m for m in mails)
-        for needle in _hidden(who, ended):
+        hidden = _hidden(who, ended)
+        searched = _search_hits(app, client, db_session, table, user, hidden)
+        for url, hits in searched.items():
+            assert hits == 0, f"the {who} finds a secret at {url}"
+        if who != "whisper recipient":
+            for url, text in seen.items():
+                if not _lists_icons(url):
+                    assert ICON_SECRET not in text, f"the {who} meets the whisper's icon at {url}"
+            assert not any(ICON_SECRET in mail for mail in mails), f"the {who} is mailed it"
+        for needle in hidden:
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
             if needle == "MKDELETED":
@@ -251,6 +298,13 @@ def test_the_markers_are_really_there_for_the_gm(app, auth, client, db_session, 
     everything += "\n".join(_mail_to(db_session, table.gm))
     for needle in DRAFT_SECRETS:
         assert needle not in everything, f"the GM meets {needle}"
+    beside_posts = "\n".join(t for u, t in seen.items() if not _lists_icons(u))
+    assert ICON_SECRET in beside_posts  # the whisper's icon, where the whisper is
+    # Search finds the posts' own words for the GM (roll labels and thread titles are not
+    # searched: tests/services/search), so the search half of the test above can fail too.
+    words = ("MKGMPOST", "MKWHISPER", "MKDELETED")
+    searched = _search_hits(app, client, db_session, table, table.gm, words)
+    assert len(searched) == 2 * len(words) and all(searched.values()), searched
 
 
 def test_the_draft_markers_are_really_there_for_their_writer(app, auth, client, db_session, table):

@@ -26,7 +26,7 @@ def test_the_forum_bar_links_a_member_to_their_email_preferences(client, auth, d
     assert "Notifications" not in [label for label, *_ in _nav(client.get(f"/c/{slug}/sheets/"))]
     auth.login(table.ada_user)
     bar = _nav(client.get(f"/c/{slug}/sheets/"))
-    assert [label for label, *_ in bar] == ["Scenes", "Sheets", "Notifications"]
+    assert [label for label, *_ in bar] == ["Scenes", "Sheets", "Search", "Icons", "Notifications"]
     assert ("Notifications", f"/c/{slug}/me/mail", False) in bar
     preferences = client.get(f"/c/{slug}/me/mail")
     assert preferences.status_code == 200
@@ -41,4 +41,12 @@ def test_the_noteworthy_bar_has_the_same_link(client, auth, game, db_session):
     auth.logout()
     auth.login(referee)
     labels = [label for label, *_ in _nav(client.get(f"/c/{campaign.slug}/turns/"))]
-    assert labels == ["Planet", "Turns", "Characters", "History", "Referee", "Notifications"]
+    assert labels == [
+        "Planet",
+        "Turns",
+        "Characters",
+        "History",
+        "Referee",
+        "Search",
+        "Notifications",
+    ]

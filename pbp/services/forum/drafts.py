@@ -47,6 +47,7 @@ class Draft:
     character_id: int | None = None
     roll_visibility: str = "public"
     client_token: str | None = None
+    icon_id: int | None = None  # one of the character's icons (issue #33 item 1)
 
 
 def strip_roll_lines(text: str) -> str:

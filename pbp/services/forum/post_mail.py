@@ -60,7 +60,14 @@ def notify(
             campaign=campaign,
             membership=membership,  # whose channels carry it (issue #31: mail, push)
             subject=f"{view.author} in {thread.title}",
-            context={"thread": thread, "view": view, "kind": KINDS[view.kind].lower(), "url": url},
+            context={
+                "thread": thread,
+                "view": view,
+                "kind": KINDS[view.kind].lower(),
+                "url": url,
+                # The icon as this reader's view of the post has it (issue #33 item 1).
+                "icon_url": links.absolute(mail.base_url, view.icon.path) if view.icon else None,
+            },
             # Replies by mail are public posts: offered under public posts only, so a
             # reply (or a quote left in it) cannot carry a whisper or a GM-only post out.
             reply=ReplyTo(thread_id=thread.id) if post.audience == "all" else None,

@@ -16,7 +16,7 @@ from pbp.markup import TooIntricate, render_markdown
 from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Post, PostRecipient, PostRevision, Thread
 from pbp.services import audit_actions as lines
-from pbp.services import audit_log, mentions, saved_drafts
+from pbp.services import audit_log, icons, mentions, saved_drafts
 from pbp.services.forum import rolls
 from pbp.services.forum.drafts import (
     AUDIENCES,
@@ -139,6 +139,11 @@ def _prepare(
     body = typed_body(draft.body)
     character = _character_for(session, campaign, author, member, draft.character_id)
     recipients = _recipients_for(session, campaign, author, draft)
+    icons.picked(
+        session=session,
+        character_id=character.id if character else None,
+        icon_id=draft.icon_id,
+    )
     planned = rolls.plan_rolls(session=session, character=character, text=body)
     if not strip_roll_lines(body) and not planned:
         raise UserError("write something to post")
@@ -169,6 +174,7 @@ def _store(
         body_html=done.html,
         client_token=draft.client_token,
         created_at=now,
+        icon_id=draft.icon_id,
     )
     try:
         with session.begin_nested():

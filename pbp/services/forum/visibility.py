@@ -16,8 +16,10 @@ from sqlmodel import Session, col, select
 from pbp.errors import NotFound
 from pbp.models import Campaign, Character, Membership, User
 from pbp.models.forum import Post, PostRecipient, Roll, Thread
+from pbp.services import icons
 from pbp.services.forum import rolls, seeds
 from pbp.services.forum.rolls import ANONYMOUS, RollView, Viewer, roll_view
+from pbp.services.icons import IconView
 
 FORUM_RULESETS = seeds.FORUM_RULESETS
 
@@ -68,6 +70,8 @@ class PostView:
     edited_at: datetime | None
     rolls: tuple[RollView, ...]
     can_edit: bool
+    # The icon beside it (issue #33 item 1), read only for a post the viewer may read.
+    icon: IconView | None = None
 
 
 def is_revealed(*, session: Session, campaign: Campaign) -> bool:
@@ -96,6 +100,7 @@ def views_of(
     by_post = rolls.rolls_of_posts(session=session, post_ids=[p.id for p in shown])
     names = user_names(session, {p.author_id for p in shown}.union(*recipients.values()))
     characters = {c.id: c.name for c in characters_of(session, campaign)}
+    faces = icons.shown(session=session, pairs=((p.character_id, p.icon_id) for p in shown))
     ended = campaign.status == "ended"
     views = []
     for post in shown:
@@ -122,6 +127,7 @@ def views_of(
                 edited_at=post.edited_at,
                 rolls=tuple(v for v in roll_views if v is not None),
                 can_edit=can_edit(post, viewer, ended),
+                icon=faces.get((post.character_id, post.icon_id)),
             )
         )
     return views

@@ -31,6 +31,7 @@ from pbp.models import (
     Turn,
     User,
 )
+from pbp.services import icons
 from pbp.services.mail import push
 from pbp.services.mail.preferences import wants, wants_any
 from pbp.services.mail.queue import (
@@ -305,10 +306,14 @@ def queue_note_notification(
     names: dict[int | None, str] = dict(
         session.exec(select(Character.id, Character.name).where(col(Character.id).in_(ids))).all()
     )
-    items = []
+    items, faces = [], []
+    shown = icons.shown(session=session, pairs=((n.author_character_id, n.icon_id) for n in others))
     for note in sorted(others, key=lambda n: n.id):
         author = names.get(note.author_character_id) or note.author_name or "someone"
         items.append((author, _excerpt(note)))
+        # Each note's icon (issue #33 item 1), for the HTML part.
+        face = shown.get((note.author_character_id, note.icon_id))
+        faces.append((links.absolute(settings.base_url, face.path), face.alt) if face else None)
     authors = sorted({a for a, _ in items})
     subject = (
         f"{authors[0]} left a note on {character.name}'s entry"
@@ -327,6 +332,7 @@ def queue_note_notification(
             "character": character,
             "entry": entry,
             "notes": items,
+            "note_icons": faces,
             "entry_page": entry_url(settings, campaign, character, entry),
         },
         reply=ReplyTo(entry_id=entry.id),

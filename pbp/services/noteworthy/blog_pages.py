@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Blog, Campaign, Challenge, Character, Entry, EntryRevision, Note, Turn, User
 from pbp.rules import noteworthy as nw
-from pbp.services import campaigns
+from pbp.services import campaigns, icons
 from pbp.services.noteworthy import hidden_entries, hosted_blog, note_threads, play, turns
 from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
@@ -40,6 +40,10 @@ class EntryPage:
     editable: bool = False
     # How each note counts, by note id, in the tally's words (issue #27 item 4).
     note_counts: dict[Any, NoteCount] = field(default_factory=dict)
+    # The icon beside the entry and beside each note (issue #33 item 1): picked, or the
+    # character's default; the note's by note id.
+    icon: icons.IconView | None = None
+    note_icons: dict[int, icons.IconView] = field(default_factory=dict)
 
     @property
     def threads(self) -> list[note_threads.ThreadedNote]:
@@ -113,7 +117,19 @@ def entry_page(
         and mine.id == author.id
         and hosted_blog.editable(session=session, entry=entry),
         note_counts={n.id: counts[n.id] for n in notes if n.id in counts},
+        **_icons(session, entry, notes),
     )
+
+
+def _icons(session: Session, entry: Entry, notes) -> dict[str, Any]:
+    pairs = [(entry.character_id, entry.icon_id)]
+    pairs += [(n.author_character_id, n.icon_id) for n in notes]
+    faces = icons.shown(session=session, pairs=pairs)
+    by_note = {n.id: faces.get((n.author_character_id, n.icon_id)) for n in notes}
+    return {
+        "icon": faces.get(pairs[0]),
+        "note_icons": {i: face for i, face in by_note.items() if face is not None},
+    }
 
 
 def _versions_for(session, campaign, entry, author, user) -> tuple[EntryRevision, ...]:

@@ -27,7 +27,7 @@ from pbp.errors import Conflict, Forbidden, NotFound, UserError
 from pbp.limits import check_length
 from pbp.models import Blog, Campaign, Character, Entry, Note, User
 from pbp.rules import noteworthy as nw
-from pbp.services import lookups, mentions, saved_drafts
+from pbp.services import icons, lookups, mentions, saved_drafts
 from pbp.services.mail.settings import MailSettings
 from pbp.services.noteworthy import note_threads, play, play_mail, webmentions
 from pbp.services.noteworthy.ids import row_id
@@ -109,6 +109,7 @@ def write_entry(
     mood: str,
     body: str,
     target_id: int | None = None,
+    icon_id: int | None = None,
     now: datetime,
     mail: MailSettings | None,
 ) -> Entry:
@@ -130,6 +131,8 @@ def write_entry(
     character, checked = _write_checks(session, actor, campaign, mood, target_id)
     if checked != target:
         raise Conflict("the character you challenge changed name while you wrote: send again")
+    # Issue #33 item 1: one of the writer's character's icons; none: the default.
+    picked = icons.picked(session=session, character_id=character.id, icon_id=icon_id)
     entry = _store_entry_html(
         session=session,
         character=character,
@@ -143,6 +146,10 @@ def write_entry(
     _mail_entry_mentions(session, mail, campaign, character, entry, done, now)
     # Posted: the saved draft of the form goes in the same transaction (issue #29 item 5).
     saved_drafts.discard(session=session, user=actor, campaign=campaign, form="entry")
+    if picked is not None:
+        entry.icon_id = picked
+        session.add(entry)
+        session.flush()
     return entry
 
 
@@ -324,6 +331,7 @@ def post_note(
     stance: str = "none",
     fate: str | None = None,
     reply_to: int | None = None,
+    icon_id: int | None = None,
     now: datetime,
     mail: MailSettings | None,
 ) -> Note:
@@ -354,6 +362,11 @@ def post_note(
         mail=mail,
         parent_note_id=reply_to,
     )
+    picked = icons.picked(session=session, character_id=character.id, icon_id=icon_id)
+    if picked is not None:
+        note.icon_id = picked
+        session.add(note)
+        session.flush()
     _mail_note_mentions(session, mail, campaign, character, entry, note, done, now)
     saved_drafts.discard(
         session=session, user=actor, campaign=campaign, form="note", target_id=entry_id

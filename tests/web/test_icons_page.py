@@ -1,0 +1,153 @@
+"""Issue #33 item 1: a player keeps their characters' icons; pbp serves each icon itself,
+cached for a year."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from pbp.web import forum as forum_web
+from tests.api import conftest as api_fixtures
+from tests.helpers import make_token, post_form
+from tests.services.forum.tables import make_table
+from tests.services.icons.pictures import bomb, picture
+
+world = api_fixtures.world  # the API tests' Noteworthy campaign, shared rather than copied
+
+
+@pytest.fixture
+def app(app):
+    if "forum" not in app.blueprints:
+        app.register_blueprint(forum_web.bp)
+    api_fixtures.wire(app)
+    return app
+
+
+@pytest.fixture
+def table(auth, db_session):
+    users = [auth.create_user(display_name=n) for n in ("Gail GM", "Ann", "Ben", "Cat", "Stan")]
+    return make_table(db_session, users=users)
+
+
+def _upload(client, table, keyword="smile", data=None, character="ada"):
+    url = f"/c/{table.campaign.slug}/me/icons"
+    form = {
+        "character": character,
+        "keyword": keyword,
+        "alt": "Ada, smiling",
+        "picture": (io.BytesIO(data or picture("JPEG")), "face.jpg"),
+    }
+    return post_form(client, url, form, content_type="multipart/form-data")
+
+
+def test_a_player_uploads_an_icon_and_it_is_served_cached(auth, client, table):
+    auth.login(table.ada_user)
+    answer = _upload(client, table)
+    assert answer.status_code == 302
+    page = client.get(f"/c/{table.campaign.slug}/me/icons").get_data(as_text=True)
+    src = re.search(r'<img class="icon" src="(/icons/[^"]+)" alt="Ada, smiling"', page).group(1)
+    auth.logout()
+    served = client.get(src)
+    assert served.status_code == 200 and served.mimetype == "image/png"
+    assert "immutable" in served.headers["Cache-Control"]
+    assert Image.open(io.BytesIO(served.get_data())).size == (100, 100)
+    assert client.get(src.replace("-", "-0")).status_code == 404  # another picture's address
+
+
+def test_a_bomb_is_refused_on_the_page_with_the_reason(auth, client, table):
+    auth.login(table.ada_user)
+    answer = _upload(client, table, data=bomb())
+    assert answer.status_code == 422
+    assert "decompression bomb" in answer.get_data(as_text=True)
+
+
+def test_no_one_else_keeps_ada_s_icons(auth, client, table):
+    auth.login(table.cleo_user)
+    answer = _upload(client, table)
+    assert answer.status_code == 403
+
+
+def test_default_and_remove(auth, client, db_session, table):
+    from pbp.services import icons
+
+    auth.login(table.ada_user)
+    _upload(client, table, "one")
+    _upload(client, table, "two")
+    kept = icons.icons_of(session=db_session, character=table.ada)
+    assert [i.is_default for i in kept] == [True, False]
+    base = f"/c/{table.campaign.slug}/me/icons/{kept[1].id}"
+    assert post_form(client, base + "/default").status_code == 302
+    assert [i.is_default for i in icons.icons_of(session=db_session, character=table.ada)] == [
+        False,
+        True,
+    ]
+    assert post_form(client, base + "/remove").status_code == 302
+    left = icons.icons_of(session=db_session, character=table.ada)
+    assert [(i.keyword, i.is_default) for i in left] == [("one", True)]
+
+
+def test_the_api_manages_icons_too(api, db_session, table):
+    token = make_token(db_session, table.ada_user)
+    db_session.commit()
+    url = f"/campaigns/{table.campaign.slug}/characters/ada/icons"
+    body = {"keyword": "grin", "alt": "Ada grins", "data": base64.b64encode(picture()).decode()}
+    made = api.post(url, token=token, json=body)
+    assert made.status_code == 201, made.get_data(as_text=True)
+    icon = made.get_json()
+    assert icon["is_default"] and icon["url"].startswith("/icons/")
+    listed = api.get(url).get_json()["items"]
+    assert [i["keyword"] for i in listed] == ["grin"]
+    again = api.post(url, token=token, json=body)
+    assert again.status_code == 400 and "already has an icon" in again.get_data(as_text=True)
+    bad = api.post(url, token=token, json={**body, "keyword": "x", "data": "%%%"})
+    assert bad.status_code == 422
+    gone = api.call("DELETE", f"/campaigns/{table.campaign.slug}/icons/{icon['id']}", token=token)
+    assert gone.status_code == 200 and api.get(url).get_json()["items"] == []
+
+
+@pytest.fixture
+def api(client):
+    from tests.helpers import Api
+
+    return Api(client)
+
+
+def test_entries_and_notes_show_the_icon_picked_or_the_default(api, client, db_session, world):
+    """Issue #33 item 1: "The player picks one per entry, note or forum post; a default is
+    used otherwise." Through the API; the entry's page shows them."""
+    from pbp.services import icons
+
+    slug = world.campaign.slug
+    made = {}
+    for name, owner, keyword in (("Ada", "player", "calm"), ("Ada", "player", "MKPICKED"),
+                                 ("Bram", "other_player", "MKBRAMDEFAULT")):  # fmt: skip
+        made[keyword] = icons.add_icon(
+            session=db_session, campaign=world.campaign, actor=world.users[owner],
+            character_slug=world.characters[name].slug, keyword=keyword, alt=f"alt {keyword}",
+            data=picture(), now=world.turn.opened_at,
+        )  # fmt: skip
+    db_session.commit()
+    entry = {"title": "A walk", "mood": "Calm", "body": "I walk.", "icon_id": made["MKPICKED"].id}
+    written = api.post(f"/campaigns/{slug}/entries", token=world.tokens["player"], json=entry)
+    assert written.status_code == 201, written.get_data(as_text=True)
+    entry_id = written.get_json()["id"]
+    wrong = {**entry, "title": "Another", "icon_id": made["MKBRAMDEFAULT"].id}
+    refused = api.post(f"/campaigns/{slug}/entries", token=world.tokens["player"], json=wrong)
+    assert refused.status_code == 400 and "your character's own icons" in refused.get_data(
+        as_text=True
+    )
+    noted = api.post(
+        f"/campaigns/{slug}/entries/{entry_id}/notes",
+        token=world.tokens["other_player"],
+        json={"body": "Nice walk."},
+    )
+    assert noted.status_code == 201, noted.get_data(as_text=True)
+    page = client.get(f"/c/{slug}/{world.characters['Ada'].slug}/{entry_id}")
+    text = page.get_data(as_text=True)
+    assert 'alt="alt MKPICKED"' in text  # the one picked, not Ada's default "calm"
+    assert 'alt="alt calm"' not in text
+    assert 'alt="alt MKBRAMDEFAULT"' in text  # Bram's note: his default
