@@ -16,6 +16,7 @@ def init_app(app: Flask) -> None:
         auth,
         base_url,
         blog,
+        book,
         calendar,
         cards,
         feeds,
@@ -60,6 +61,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(cards.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
+    app.register_blueprint(book.bp)  # before blog's catch-alls
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

@@ -158,7 +158,10 @@ def hidden(auth, db_session):
     ada, bram = chars[0], chars[1]
     for character in chars:
         db_session.get(User, character.user_id).password_hash = accounts.hash_password(PASSWORD)
-    turns.post_event(session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW)
+    turns.post_event(
+        session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW,
+        tailored=[turns.Tailored(ada.id, "addition", "MKTAILORED")],
+    )  # fmt: skip
     later = NOW + timedelta(hours=1)
     hosted_blog.store_entry(
         session=db_session, character=ada, title="MKSHOWN", body_markdown="Out loud.",
@@ -211,7 +214,7 @@ def _everything(app, client, auth, db_session, user, values) -> dict[str, str]:
     for url in every_get_url(app, values):
         page = client.get(url, headers=headers if url.startswith("/api/") else {})
         assert page.status_code in (200, 302, 400, 401, 403, 404), (url, page.status_code)
-        if page.mimetype == "application/zip":
+        if page.mimetype in ("application/zip", "application/epub+zip"):  # archive, book
             with zipfile.ZipFile(io.BytesIO(page.get_data())) as archive:
                 seen[url] = "\n".join(archive.read(n).decode() for n in archive.namelist())
         else:
@@ -232,7 +235,9 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
         seen = _everything(app, client, auth, db_session, user, values)
         assert any(u.startswith("/api/") for u in seen) and any(".atom" in u for u in seen)
         assert "MKSHOWN" in "\n".join(seen.values()), who  # the reads did read entries
-        for needle in HIDDEN:
+        # The part of the event tailored for Ada is hers and the referee's (issue #33 item 3:
+        # the book and its EPUB show it to no one else either).
+        for needle in (*HIDDEN, "MKTAILORED"):
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
         if user is not None and who == "other player":
