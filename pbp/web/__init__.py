@@ -19,6 +19,7 @@ def init_app(app: Flask) -> None:
         book,
         calendar,
         cards,
+        combat,
         feeds,
         forum,
         headers,
@@ -62,6 +63,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(player.bp)
     app.register_blueprint(tokens.bp)
     app.register_blueprint(book.bp)  # before blog's catch-alls
+    app.register_blueprint(combat.bp)
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

@@ -35,7 +35,8 @@ from pbp.rules.one import combat as tracker
 from pbp.rules.one.checks import Condition
 from pbp.services import audit_actions as lines
 from pbp.services import audit_log, campaigns
-from pbp.services.forum import sheets
+from pbp.services.forum import sheets, threads
+from pbp.services.forum.rolls import Viewer
 from pbp.services.forum.visibility import membership_of, require_forum
 
 # -- the tracker's state as JSON ----------------------------------------------------------
@@ -167,6 +168,17 @@ def current(*, session: Session, thread: Thread) -> Combat | None:
 
 
 # -- the steps ----------------------------------------------------------------------------
+
+
+def combat_of(
+    *, session: Session, campaign: Campaign, thread_id: int, viewer: Viewer
+) -> tuple[Thread, Combat | None]:
+    """A scene's combat as a reader of the scene sees it (everyone who may read it sees the
+    combat: only public rolls are in it)."""
+    thread, _ = threads.get_thread(
+        session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+    return thread, current(session=session, thread=thread)
 
 
 def _running(session: Session, thread: Thread) -> Combat:
