@@ -299,6 +299,8 @@ def declare_plan(
     """A fighter's plan for this segment: one list of acts per action they have in it
     (ONE: a movement, or one or two hand actions of attack, defend, ready)."""
     thread = _thread(session, campaign, thread_id)
+    if membership_of(session, campaign, actor.id) is None:
+        raise Forbidden("only the players and the GM of this campaign declare in its combats")
     combat = _running(session, thread)
     if fighter not in combat.characters:
         raise NotFound(f"{fighter} is not in this combat")
