@@ -8,9 +8,11 @@ from flask import Blueprint, Response, render_template
 
 from pbp.request_db import get_session
 from pbp.services import campaigns
+from pbp.services.forum import scene_book, visibility
+from pbp.services.forum.rolls import Viewer
 from pbp.services.noteworthy import book as books
 from pbp.services.noteworthy import book_epub, play
-from pbp.web.access import current_account
+from pbp.web.access import current_account, current_membership
 
 bp = Blueprint("book", __name__, url_prefix="/c/<slug>")
 
@@ -30,8 +32,12 @@ def _page(slug: str, character: str | None):
 def _epub(slug: str, character: str | None) -> Response:
     story = _book(slug, character)
     name = story.campaign.slug + (f"-{story.character.slug}" if story.character else "")
+    return _download(book_epub.epub_bytes(story), name)
+
+
+def _download(body: bytes, name: str) -> Response:
     return Response(
-        book_epub.epub_bytes(story),
+        body,
         mimetype="application/epub+zip",
         headers={
             "Content-Disposition": f'attachment; filename="{name}.epub"',
@@ -59,3 +65,29 @@ def character_book(slug: str, character: str):
 @bp.get("/<character>/book.epub")
 def character_epub(slug: str, character: str):
     return _epub(slug, character)
+
+
+# -- a forum game's scene as a book --------------------------------------------------------
+
+
+def _scene(slug: str, thread_id: int) -> scene_book.SceneBook:
+    session = get_session()
+    campaign = campaigns.get_campaign(session=session, slug=slug)
+    visibility.require_forum(campaign)
+    user, member = current_account(), current_membership(campaign)
+    viewer = Viewer(user.id if user else None, member.role if member else None)
+    return scene_book.scene_book(
+        session=session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+
+
+@bp.get("/forum/t/<int:thread_id>/book")
+def scene(slug: str, thread_id: int):
+    story = _scene(slug, thread_id)
+    return render_template("book/scene.html", campaign=story.campaign, book=story)
+
+
+@bp.get("/forum/t/<int:thread_id>/book.epub")
+def scene_epub(slug: str, thread_id: int):
+    story = _scene(slug, thread_id)
+    return _download(book_epub.scene_epub(story), f"{story.campaign.slug}-{thread_id}")

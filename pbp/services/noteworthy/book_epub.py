@@ -17,6 +17,7 @@ import nh3
 from ebooklib import epub
 from markupsafe import Markup, escape
 
+from pbp.services.forum.scene_book import SceneBook
 from pbp.services.noteworthy.book import Book, Chapter
 
 STYLE = """body { font-family: serif; line-height: 1.5; }
@@ -30,28 +31,45 @@ KEPT_SCHEMES = ("http://", "https://", "mailto:")
 
 
 def epub_bytes(book: Book) -> bytes:
-    out = epub.EpubBook()
     whose = book.character.slug if book.character else "*"
-    out.set_identifier(uuid.uuid5(uuid.NAMESPACE_URL, f"pbp:{book.campaign.slug}/{whose}").urn)
-    out.set_title(book.title)
+    who = book.character.name if book.character else f"The players of {book.campaign.name}"
+    chapters = [(c.title, _chapter_html(c)) for c in book.chapters]
+    return _written(f"pbp:{book.campaign.slug}/{whose}", book.title, who, chapters)
+
+
+def scene_epub(book: SceneBook) -> bytes:
+    """A forum scene's book (pbp.services.forum.scene_book): one document, its posts."""
+    parts = [f"<h1>{escape(book.thread.title)}</h1>"]
+    for post in book.posts:
+        who = escape(post.character or post.author)
+        parts.append(f'<p class="byline"><strong>{who}</strong></p>{_offline(post.html)}')
+        parts.extend(f'<p class="roll">{escape(roll.text)}</p>' for roll in post.rolls)
+    html = "<html><body>" + "".join(parts) + "</body></html>"
+    key = f"pbp:{book.campaign.slug}/forum/{book.thread.id}"
+    who = f"The players of {book.campaign.name}"
+    return _written(key, book.title, who, [(book.thread.title, html)])
+
+
+def _written(key: str, title: str, author: str, chapters: list[tuple[str, str]]) -> bytes:
+    out = epub.EpubBook()
+    out.set_identifier(uuid.uuid5(uuid.NAMESPACE_URL, key).urn)
+    out.set_title(title)
     out.set_language("en")
-    out.add_author(
-        book.character.name if book.character else "The players of " + book.campaign.name
-    )
+    out.add_author(author)
     style = epub.EpubItem(
         uid="style", file_name="style/book.css", media_type="text/css", content=STYLE
     )
     out.add_item(style)
     docs = []
-    for number, chapter in enumerate(book.chapters, start=1):
-        doc = epub.EpubHtml(title=chapter.title, file_name=f"turn-{number}.xhtml", lang="en")
-        doc.content = _chapter_html(chapter)
+    for number, (name, html) in enumerate(chapters, start=1):
+        doc = epub.EpubHtml(title=name, file_name=f"part-{number}.xhtml", lang="en")
+        doc.content = html
         doc.add_item(style)
         out.add_item(doc)
         docs.append(doc)
     if not docs:  # an EPUB needs one document in its spine
-        doc = epub.EpubHtml(title=book.title, file_name="empty.xhtml", lang="en")
-        doc.content = f"<h1>{escape(book.title)}</h1><p>No entries yet.</p>"
+        doc = epub.EpubHtml(title=title, file_name="empty.xhtml", lang="en")
+        doc.content = f"<h1>{escape(title)}</h1><p>No entries yet.</p>"
         out.add_item(doc)
         docs.append(doc)
     out.toc = docs
