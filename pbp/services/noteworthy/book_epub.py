@@ -41,8 +41,8 @@ def scene_epub(book: SceneBook) -> bytes:
     """A forum scene's book (pbp.services.forum.scene_book): one document, its posts."""
     parts = [f"<h1>{escape(book.thread.title)}</h1>"]
     for post in book.posts:
-        who = escape(post.character or post.author)
-        parts.append(f'<p class="byline"><strong>{who}</strong></p>{_offline(post.html)}')
+        name = escape(post.character or post.author)
+        parts.append(f'<p class="byline"><strong>{name}</strong></p>{_offline(post.html)}')
         parts.extend(f'<p class="roll">{escape(roll.text)}</p>' for roll in post.rolls)
     html = "<html><body>" + "".join(parts) + "</body></html>"
     key = f"pbp:{book.campaign.slug}/forum/{book.thread.id}"
