@@ -18,7 +18,7 @@ from pbp.errors import NotFound
 from pbp.services import campaigns, unread
 from pbp.services import lookups as api_reads
 from pbp.services.cards import tables as cards
-from pbp.services.forum import characters, gm, posts, rolls, sheets, threads, visibility
+from pbp.services.forum import characters, combat, gm, posts, rolls, sheets, threads, visibility
 from pbp.services.forum.drafts import Draft
 from pbp.services.forum.visibility import PostView
 from pbp.services.lookups import Page
@@ -474,3 +474,122 @@ def move(call: Call, slug: str, thread_id: int) -> s.TableOut:
         now=call.now,
     )
     return _table_out(call, campaign, viewer, thread_id)
+
+
+# -- ONE combat in a scene (issue #33 item 4) ----------------------------------------------
+
+COMBAT = FORUM + "/threads/<int:thread_id>/combat"
+
+
+def _combat_out(call: Call, campaign, thread_id: int) -> s.CombatOut:
+    viewer = visibility.viewer_for(session=call.session, campaign=campaign, user=call.user)
+    thread, found = combat.combat_of(
+        session=call.session, campaign=campaign, thread_id=thread_id, viewer=viewer
+    )
+    if found is None:
+        raise NotFound("this scene has had no combat")
+    return s.CombatOut(
+        thread_id=thread.id,
+        under_way=not found.ended,
+        turn=found.state.turn,
+        segment=found.state.segment,
+        waiting_for=found.waiting_for,
+        fighters=[
+            s.CombatFighterOut(
+                name=f.name,
+                character_id=f.character_id,
+                speed=f.speed,
+                hit_points=f.hit_points,
+                max_hit_points=f.max_hit_points,
+                condition=f.condition,
+                actions=f.actions,
+                plans=list(f.plans),
+            )
+            for f in found.fighters
+        ],
+        steps=[
+            s.CombatStepOut(
+                number=step.number,
+                kind=step.kind,
+                text=step.text,
+                detail=step.detail,
+                created_at=step.created_at,
+            )
+            for step in found.steps
+        ],
+    )
+
+
+@operation("GET", COMBAT, tag="forum", access="public", response=s.CombatOut)
+def get_combat(call: Call, slug: str, thread_id: int) -> s.CombatOut:
+    """A scene's ONE combat: the segment, who acts in it, the fighters and the history."""
+    campaign, _ = _forum(call, slug)
+    return _combat_out(call, campaign, thread_id)
+
+
+@operation(
+    "POST", COMBAT, tag="forum", access="referee", body=s.CombatStartIn,
+    response=s.CombatOut, status=201,
+)  # fmt: skip
+def start_combat(call: Call, slug: str, thread_id: int) -> s.CombatOut:
+    """Start a ONE combat in a scene from the characters' sheets (the GM)."""
+    campaign, _ = _forum(call, slug)
+    combat.start_combat(
+        session=call.session, campaign=campaign, thread_id=thread_id, actor=call.account,
+        character_slugs=call.body.characters, now=call.now,
+    )  # fmt: skip
+    return _combat_out(call, campaign, thread_id)
+
+
+@operation(
+    "POST", COMBAT + "/plans", tag="forum", access="member", body=s.CombatPlanIn,
+    response=s.CombatOut, status=201,
+)  # fmt: skip
+def declare_plan(call: Call, slug: str, thread_id: int) -> s.CombatOut:
+    """Declare what a fighter does this segment (their player or the GM)."""
+    campaign, _ = _forum(call, slug)
+    combat.declare_plan(
+        session=call.session, campaign=campaign, thread_id=thread_id, actor=call.account,
+        fighter=call.body.fighter, plans=call.body.plans, now=call.now,
+    )  # fmt: skip
+    return _combat_out(call, campaign, thread_id)
+
+
+@operation(
+    "POST", COMBAT + "/attacks", tag="forum", access="referee", body=s.CombatAttackIn,
+    response=s.CombatOut, status=201,
+)  # fmt: skip
+def resolve_attack(call: Call, slug: str, thread_id: int) -> s.CombatOut:
+    """Resolve an attack with `/roll one` rolls of the scene's posts (the GM); the damage
+    goes onto the defender's sheet."""
+    campaign, _ = _forum(call, slug)
+    b = call.body
+    combat.resolve_attack(
+        session=call.session, campaign=campaign, thread_id=thread_id, actor=call.account,
+        attacker=b.attacker, defender=b.defender, skill=b.skill, attack_roll=b.attack_roll,
+        defence_skill=b.defence_skill, defence_roll=b.defence_roll, damage_roll=b.damage_roll,
+        missile=b.missile, now=call.now,
+    )  # fmt: skip
+    return _combat_out(call, campaign, thread_id)
+
+
+@operation("POST", COMBAT + "/next", tag="forum", access="referee", response=s.CombatOut)
+def next_segment(call: Call, slug: str, thread_id: int) -> s.CombatOut:
+    """Move the combat on one segment (the GM)."""
+    campaign, _ = _forum(call, slug)
+    combat.next_segment(
+        session=call.session, campaign=campaign, thread_id=thread_id, actor=call.account,
+        now=call.now,
+    )  # fmt: skip
+    return _combat_out(call, campaign, thread_id)
+
+
+@operation("POST", COMBAT + "/end", tag="forum", access="referee", response=s.CombatOut)
+def end_combat(call: Call, slug: str, thread_id: int) -> s.CombatOut:
+    """End the scene's combat (the GM)."""
+    campaign, _ = _forum(call, slug)
+    combat.end_combat(
+        session=call.session, campaign=campaign, thread_id=thread_id, actor=call.account,
+        now=call.now,
+    )  # fmt: skip
+    return _combat_out(call, campaign, thread_id)

@@ -28,6 +28,9 @@ from pbp.inputs.entries import EntryEdit as EntryEdit
 from pbp.inputs.entries import EntryIn as EntryIn
 from pbp.inputs.entries import NoteIn as NoteIn
 from pbp.inputs.forum import CharacterForIn as CharacterForIn
+from pbp.inputs.forum import CombatAttackIn as CombatAttackIn
+from pbp.inputs.forum import CombatPlanIn as CombatPlanIn
+from pbp.inputs.forum import CombatStartIn as CombatStartIn
 from pbp.inputs.forum import MoveIn as MoveIn
 from pbp.inputs.forum import OwnCharacterIn as OwnCharacterIn
 from pbp.inputs.forum import PostEdit as PostEdit
@@ -766,3 +769,34 @@ class ActivityOut(Out):
     settings: ActivitySettingsIO
     periods: list[ActivityPeriodOut]
     rows: list[ActivityRowOut]
+
+
+class CombatFighterOut(Out):
+    name: str
+    character_id: int
+    speed: int = Field(description="Speed now: the sheet's, less the armour's weight.")
+    hit_points: int
+    max_hit_points: int
+    condition: str
+    actions: int = Field(description="Actions in this segment (0: does not act in it).")
+    plans: list[str]
+
+
+class CombatStepOut(Out):
+    number: int
+    kind: str
+    text: str
+    detail: dict[str, Any]
+    created_at: datetime
+
+
+class CombatOut(Out):
+    """A scene's combat (ONE): where it is, the fighters, and its history."""
+
+    thread_id: int
+    under_way: bool
+    turn: int
+    segment: int
+    waiting_for: list[str] = Field(description="Who acts this segment and has not declared.")
+    fighters: list[CombatFighterOut]
+    steps: list[CombatStepOut]

@@ -109,3 +109,38 @@ class MoveIn(Body):
     wrong: ClassVar[dict[str, str]] = {
         "version": "the form is damaged (its version is not a number): reload the page"
     }
+
+
+# -- ONE combat in a scene (issue #33 item 4: pbp.services.forum.combat) -------------------
+
+Act = Literal["move", "attack", "defend", "ready"]
+
+
+class CombatStartIn(Body):
+    characters: list[Text] = Field(
+        min_length=2, max_length=20, description="The fighters: the characters' slugs."
+    )
+
+    names: ClassVar[dict[str, str]] = {"characters": "the fighters"}
+    needed: ClassVar[dict[str, str]] = {"characters": "choose at least two fighters"}
+
+
+class CombatPlanIn(Body):
+    fighter: Text = Field(min_length=1, max_length=200, description="The fighter's name.")
+    plans: list[list[Act]] = Field(
+        min_length=1,
+        max_length=3,
+        description="One list of acts per action this segment: a move, or one or two of "
+        "attack, defend and ready.",
+    )
+
+
+class CombatAttackIn(Body):
+    attacker: Text = Field(min_length=1, max_length=200)
+    defender: Text = Field(min_length=1, max_length=200)
+    skill: Text = Field(min_length=1, max_length=100, description="The attacker's skill.")
+    attack_roll: Text = Field(min_length=1, max_length=40, description="A `/roll one` roll id.")
+    defence_skill: Text | None = Field(default=None, max_length=100)
+    defence_roll: Text | None = Field(default=None, max_length=40)
+    damage_roll: Text | None = Field(default=None, max_length=40, description="A `/roll Nd6`.")
+    missile: bool = False

@@ -181,3 +181,24 @@ def _refuse_change(_mapper, _connection, target: Roll) -> None:
 
 sa.event.listen(Roll, "before_update", _refuse_change)
 sa.event.listen(Roll, "before_delete", _refuse_change)
+
+
+class CombatStep(SQLModel, table=True):
+    """One step of a ONE combat in a scene (issue #33 item 4): started, a plan declared, an
+    attack resolved with the rolls of posts, the next segment, ended. `state` is the pure
+    tracker's state after the step (pbp.rules.one.combat, as JSON): the service continues
+    from the last step's state and can replay every step from the first to check it. A
+    thread's combats follow each other ("start" ... "end"); the steps are its history."""
+
+    __tablename__ = "forum_combat_step"
+    __table_args__ = (sa.UniqueConstraint("thread_id", "number"),)
+
+    id: RowId = Field(default=None, primary_key=True)
+    thread_id: int = _fk("forum_thread.id")
+    number: int
+    kind: str = Field(max_length=16)  # start, declare, attack, next, end
+    detail: dict = _json()
+    state: dict = _json()
+    text: str = Field(default="", sa_type=sa.Text)  # the step in words, as the page shows it
+    actor_id: int | None = _fk("user.id", nullable=True, ondelete="SET NULL")
+    created_at: datetime = _created()

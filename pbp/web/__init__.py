@@ -16,9 +16,11 @@ def init_app(app: Flask) -> None:
         auth,
         base_url,
         blog,
+        book,
         calendar,
         cards,
         channels,
+        combat,
         feeds,
         forum,
         headers,
@@ -72,6 +74,8 @@ def init_app(app: Flask) -> None:
     unread.init_app(app)  # "Mark all read" and the new_mark() template global
     app.register_blueprint(search.bp)
     app.register_blueprint(icons.bp)
+    app.register_blueprint(book.bp)  # before blog's catch-alls
+    app.register_blueprint(combat.bp)
     # Before the API's (pbp.create_app wires the API after this): it answers its own routing
     # errors and hands the rest to these.
     for code in (403, 404, 405, 410, 500):

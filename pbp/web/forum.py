@@ -26,6 +26,7 @@ from pbp.models import Campaign
 from pbp.request_db import get_session
 from pbp.services import campaigns, icons, saved_drafts, unread
 from pbp.services.forum import characters, drafts, gm, posts, rolls, sheets, threads, visibility
+from pbp.services.forum import combat as fight
 from pbp.services.forum.drafts import AUDIENCES, KINDS, Draft
 from pbp.services.forum.export import export_forum
 from pbp.services.forum.rolls import AFTER_THE_END, ANONYMOUS, ROLL_VISIBILITY, Viewer
@@ -248,8 +249,18 @@ def _thread_page(
         new=reading.new,
         first_new=reading.first,
         watching=threads.is_watching(session=session, thread=found, viewer=viewer),
+        **_combat_context(session, campaign, found, viewer),
         **context,
     )
+
+
+def _combat_context(session, campaign: Campaign, thread, viewer) -> dict:
+    """A ONE scene's combat (issue #33 item 4), and the characters the GM may start one
+    with; nothing for the other rulesets."""
+    if campaign.ruleset != "one":
+        return {"combat": None}
+    chosen = visibility.characters_of(session, campaign) if viewer.is_gm else []
+    return {"combat": fight.current(session=session, thread=thread), "fighters": chosen}
 
 
 @bp.get("/c/<slug>/rolls/<roll_id>")

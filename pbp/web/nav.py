@@ -48,6 +48,7 @@ SECTIONS = {
     "blog": "characters",
     "player": "characters",
     "history": "history",
+    "book": "home",  # the campaign as a book, linked from the planet
     "forum.sheet_list": "sheets",
     "forum.sheet": "sheets",
     "forum.sheet_edit": "sheets",

@@ -72,6 +72,12 @@ TWINS = {
     "icons.default": "default_icon",
     "icons.remove": "remove_icon",
     "forum.make_character_for": "make_character_for",
+    # ONE combat in a scene (pbp.web.combat, issue #33 item 4)
+    "combat.start": "start_combat",
+    "combat.declare": "declare_plan",
+    "combat.attack": "resolve_attack",
+    "combat.next_segment": "next_segment",
+    "combat.end": "end_combat",
     "cards.new": "open_table",
     "cards.act": "move",
     "player.blog": "choose_blog",

@@ -415,6 +415,29 @@ FORUM_MATRIX = {
         {"action": "bid"},
         members(404),
     ),
+    # ONE combat (issue #33 item 4): no combat yet, so past the checks a conflict; Ada has no
+    # sheet to start one from (400).
+    "get_combat": ("GET", FORUM + "/threads/{thread}/combat", None, {r: 404 for r in ROLES}),
+    "start_combat": (
+        "POST",
+        FORUM + "/threads/{thread}/combat",
+        {"characters": ["ada", "bram"]},
+        only_referee(422),
+    ),
+    "declare_plan": (
+        "POST",
+        FORUM + "/threads/{thread}/combat/plans",
+        {"fighter": "Ada", "plans": [["attack"]]},
+        members(409),
+    ),
+    "resolve_attack": (
+        "POST",
+        FORUM + "/threads/{thread}/combat/attacks",
+        {"attacker": "Ada", "defender": "Bram", "skill": "Short Blade", "attack_roll": "x"},
+        only_referee(409),
+    ),
+    "next_segment": ("POST", FORUM + "/threads/{thread}/combat/next", None, only_referee(409)),
+    "end_combat": ("POST", FORUM + "/threads/{thread}/combat/end", None, only_referee(409)),
     "start": ("POST", FORUM + "/start", None, only_referee(200)),
     "end": ("POST", FORUM + "/end", None, only_referee(200)),
     # Both players play a character already: past the checks, a second one is a conflict.

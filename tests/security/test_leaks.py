@@ -175,7 +175,10 @@ def hidden(auth, db_session, hooks):
     ada, bram = chars[0], chars[1]
     for character in chars:
         db_session.get(User, character.user_id).password_hash = accounts.hash_password(PASSWORD)
-    turns.post_event(session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW)
+    turns.post_event(
+        session=db_session, campaign=campaign, text="Go.", actor=None, now=NOW,
+        tailored=[turns.Tailored(ada.id, "addition", "MKTAILORED")],
+    )  # fmt: skip
     mail = MailSettings("http://pbp.test", "k" * 32, "pbp@pbp.test")
     webhooks.add_webhook(
         session=db_session, campaign=campaign, actor=referee, platform="discord",
@@ -242,7 +245,7 @@ def _everything(app, client, auth, db_session, user, values) -> dict[str, str]:
     for url in every_get_url(app, values):
         page = client.get(url, headers=headers if url.startswith("/api/") else {})
         assert page.status_code in (200, 302, 400, 401, 403, 404, 409, 422), (url, page.status_code)
-        if page.mimetype == "application/zip":
+        if page.mimetype in ("application/zip", "application/epub+zip"):  # archive, book
             with zipfile.ZipFile(io.BytesIO(page.get_data())) as archive:
                 seen[url] = "\n".join(
                     archive.read(n).decode("utf-8", "replace") for n in archive.namelist()
@@ -279,7 +282,9 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
         seen = _everything(app, client, auth, db_session, user, values)
         assert any(u.startswith("/api/") for u in seen) and any(".atom" in u for u in seen)
         assert "MKSHOWN" in "\n".join(seen.values()), who  # the reads did read entries
-        for needle in HIDDEN + DRAFTS:
+        # The part of the event tailored for Ada is hers and the referee's (issue #33 item 3:
+        # the book and its EPUB show it to no one else either).
+        for needle in (*HIDDEN, *DRAFTS, "MKTAILORED"):
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
         searched = _searched(app, client, db_session, user, campaign.slug, HIDDEN)

@@ -213,8 +213,9 @@ def _lists_icons(url: str) -> bool:
 
 
 def _text(page) -> str:
-    """The body as text; a zip (the static archive) as the text of all its files."""
-    if page.mimetype != "application/zip":
+    """The body as text; a zip (the static archive, a book's EPUB) as the text of all its
+    files."""
+    if page.mimetype not in ("application/zip", "application/epub+zip"):
         return page.get_data(as_text=True)
     with zipfile.ZipFile(io.BytesIO(page.get_data())) as archive:
         return "\n".join(

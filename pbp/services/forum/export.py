@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 from pbp.models import Campaign
 from pbp.models.forum import Thread
 from pbp.rules import dice
-from pbp.services.forum import rolls
+from pbp.services.forum import combat, rolls
 from pbp.services.forum.rolls import ROLL_VISIBILITY, Viewer, roll_view
 from pbp.services.forum.visibility import PostView, require_forum, visible_posts
 
@@ -35,6 +35,9 @@ def export_forum(
             view.thread_id, {"id": view.thread_id, "title": titles[view.thread_id], "posts": []}
         )
         thread["posts"].append(_post_export(view))
+    # A combat's history is public (it attaches only public rolls): kept with its thread.
+    for thread_id, steps in combat.histories(session=session, thread_ids=list(threads)).items():
+        threads[thread_id]["combat"] = steps
     revealed = rolls.revealed_seed(secret) is not None
     visible_ids = {v.id for v in posts}
     roll_rows = []

@@ -32,6 +32,7 @@ MAX_SHEET_CHARS = limits.SHEET_JSON
 MAX_SHEET_DEPTH = 20  # objects and lists inside each other; a real sheet needs 3 or 4
 MAX_NOTES = 4000
 NOIR_NUMBER_KEYS = ("skills", "attributes")
+ONE_SHIELDS = ("none", "small", "large")
 
 
 def get_sheet(*, session: Session, character: Character) -> Sheet | None:
@@ -79,12 +80,35 @@ def _one_sheet(data: Mapping[str, Any], name: str) -> dict[str, Any]:
     if not 0 <= lost <= sheet.hit_points:
         raise UserError(f"hit points lost must be from 0 to {sheet.hit_points} (HLT x 3)")
     notes = str(data.get("notes", ""))[:MAX_NOTES]
-    return {
+    clean = {
         "stats": dict(sheet.stats),
         "skills": {k: v for k, v in sheet.skills.items() if v},
         "hit_points_lost": lost,
         "notes": notes,
     }
+    return clean | _one_gear(data)
+
+
+def _one_gear(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What a ONE combat reads besides the stats (issue #33 item 4), both optional: the
+    armour's value (AV, "subtracted from each attack's damage") and weight (the Speed it
+    costs), and the shield carried ("none", "small" or "large")."""
+    gear: dict[str, Any] = {}
+    armour = data.get("armour")
+    if armour is not None:
+        if not isinstance(armour, Mapping):
+            raise UserError('"armour" is {"value": AV, "weight": Speed it costs}')
+        value = _whole(armour.get("value", 0), "armour value")
+        weight = _whole(armour.get("weight", 0), "armour weight")
+        if not (0 <= value <= 20 and 0 <= weight <= 12):
+            raise UserError("armour value must be 0 to 20 and its weight 0 to 12")
+        gear["armour"] = {"value": value, "weight": weight}
+    shield = data.get("shield")
+    if shield is not None:
+        if shield not in ONE_SHIELDS:
+            raise UserError('"shield" is "none", "small" or "large"')
+        gear["shield"] = shield
+    return gear
 
 
 def _noir_sheet(data: Mapping[str, Any]) -> dict[str, Any]:
