@@ -39,7 +39,7 @@ def test_only_the_referee_reads_and_sets_the_activity_check(api, world):
     assert saved.status_code == 200, saved.json
     assert saved.json == {**body, "rule_days": None}
     wrong = api.put(url, token=world.tokens["referee"], json={**body, "nudge_hours": [0]})
-    assert wrong.status_code == 400 and "between 1 hour" in wrong.json["detail"]
+    assert wrong.status_code == 422 and "between 1 hour" in wrong.json["detail"]
 
 
 def test_a_player_goes_away_and_comes_back(api, world):

@@ -74,12 +74,12 @@ def test_a_draft_with_fields_its_form_lacks_or_a_key_that_names_nothing_is_refus
     base = f"/campaigns/{world.campaign.slug}/drafts"
     token = world.tokens["player"]
     wrong = api.put(f"{base}/entry", token=token, json={"fields": {"password": "x"}})
-    assert wrong.status_code == 400 and "no field 'password'" in wrong.get_json()["detail"]
+    assert wrong.status_code == 422 and "no field 'password'" in wrong.get_json()["detail"]
     for key in ("entry-3", "note-0", "post-99999", "drafts", "note-99999999999"):
         answer = api.put(f"{base}/{key}", token=token, json={"fields": {"body": "x"}})
         assert answer.status_code == 404, key
     too_long = api.put(f"{base}/entry", token=token, json={"fields": {"title": "t" * 1001}})
-    assert too_long.status_code == 400 and "at most 1000" in too_long.get_json()["detail"]
+    assert too_long.status_code == 422 and "at most 1000" in too_long.get_json()["detail"]
     assert _drafts(db_session) == []
 
 

@@ -104,7 +104,7 @@ def test_the_page_shows_threads_and_stops_indenting_at_three_levels(db_session, 
     game.login("Bram")
     url = f"/c/{game.slug}/{game.characters['Ada'].slug}/{entry.id}"
     html = game.auth._client.get(url).get_data(as_text=True)
-    items = re.findall(r'<li class="note( depth-\d)?" id="note-(\d+)"', html)
+    items = re.findall(r'<li class="note p-comment h-cite( depth-\d)?" id="note-(\d+)"', html)
     shown = [(int(note_id), depth.strip()) for depth, note_id in items]
     expected = [(n.id, f"depth-{min(i, 3)}" if i else "") for i, n in enumerate(chain)]
     assert shown == [*expected, (aside.id, "")]

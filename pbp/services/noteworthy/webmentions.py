@@ -40,7 +40,7 @@ from adapters.webmention import (
     without_fragment,
 )
 from pbp import links
-from pbp.errors import NotFound, UserError
+from pbp.errors import Malformed, NotFound
 from pbp.models import Campaign, Character, Entry, Note, ReceivedMention, SentMention
 from pbp.models.webmention import MENTION_URL
 from pbp.services import campaigns, lookups
@@ -56,7 +56,7 @@ SEND_ATTEMPTS = 3
 def _checked_url(value: str, what: str) -> str:
     value = (value or "").strip()
     if not value or len(value) > MENTION_URL or not is_web_url(value):
-        raise UserError(
+        raise Malformed(
             f"the {what} must be an http(s) address of at most {MENTION_URL} characters"
         )
     return value
@@ -69,10 +69,10 @@ def entry_of_target(*, session: Session, base_url: str, target: str) -> Entry:
     path = parts.path
     prefix = base.path.rstrip("/")
     if parts.netloc.lower() != base.netloc.lower() or not path.startswith(prefix + "/"):
-        raise UserError("the target is not a page of this pbp")
+        raise Malformed("the target is not a page of this pbp")
     found = ENTRY_PATH.fullmatch(path[len(prefix) :].rstrip("/"))
     if found is None:
-        raise UserError("the target is not an entry's page: pbp takes mentions of entries")
+        raise Malformed("the target is not an entry's page: pbp takes mentions of entries")
     slug, character_slug, entry_id = found.groups()
     campaign = campaigns.get_campaign(session=session, slug=slug)
     row = lookups.get_entry(session=session, campaign=campaign, entry_id=int(entry_id))
@@ -90,7 +90,7 @@ def receive(
     source = _checked_url(source, "source")
     target = _checked_url(target, "target")
     if without_fragment(source) == without_fragment(target):
-        raise UserError("the source is the target: a page cannot mention itself")
+        raise Malformed("the source is the target: a page cannot mention itself")
     entry = entry_of_target(session=session, base_url=base_url, target=target)
     row = session.exec(
         select(ReceivedMention).where(
