@@ -91,9 +91,11 @@ CASES: dict[str, Callable[[str], Callable[[], object]]] = {
 
 
 def _run_in_process(case: str, scale: str, calls: int) -> None:
-    """The body of one callgrind run: make every case's input (so that every run imports
-    and builds the same), then call `case` `calls` times."""
+    """The body of one callgrind run: make every case's input and call each once (so that
+    every run imports, builds and warms up the same), then call `case` `calls` times."""
     made = {name: make(scale) for name, make in CASES.items()}
+    for call in made.values():  # first calls fill caches and import lazily: not counted
+        call()
     for _ in range(calls):
         made[case]()
 

@@ -621,6 +621,9 @@ def _peers_figures(runs, figures, changed: int) -> None:
     if "reader" in names:
         reader_changed = (runs["reader", "50 ms"].cpu - runs["reader", "all 304"].cpu) / changed
         pbp_changed = (pbp["50 ms"][1] - pbp["all 304"][1]) / changed
+        if min(reader_changed, pbp_changed) <= 0:  # too few changed feeds to tell apart
+            print("  CPU per changed feed: lost in the noise at this size")
+            return
         print(
             f"  CPU per changed feed: pbp {pbp_changed * 1000:.2f} ms,"
             f" reader {reader_changed * 1000:.2f} ms"
