@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from operator import attrgetter
+from typing import Any
 
 from pbp.rules.noteworthy.challenges import (
     Draft,
@@ -185,7 +186,7 @@ __all__ = [
 _BY_ID = attrgetter("id")
 _BY_ARRIVAL = attrgetter("arrival")
 _BY_PUBLISHED = attrgetter("published")
-_NO_ARRIVAL = object()
+_NO_ARRIVAL: Any = object()  # before every arrival: compared by identity only
 
 
 def _sort_notes(notes: list[Note]) -> None:
