@@ -3,11 +3,11 @@
     python -m tests.bench.instructions [--scale small|full] [CASE ...]
 
 A count is the same whatever else the machine is doing, so its target holds on any machine,
-where a time in seconds judges the machine. Each case runs twice under callgrind, in a fresh
-interpreter with a fixed hash seed: once building its input only, once building it and then
-making the call `CALLS` times (every run makes every case's input, so one run without calls
-serves all cases). The difference divided by `CALLS` is one call's count, free of the
-interpreter's start, the imports and the input's making.
+where a time in seconds judges the machine. Each case runs once under callgrind, in a fresh
+interpreter with a fixed hash seed: it builds its input, calls it once to warm up, then
+calls it `CALLS` times inside `operator.call`, and callgrind counts only inside that call
+(`--toggle-collect` on its C function). The count divided by `CALLS` is one call's, free of
+the interpreter's start, the imports and the input's making, exact for small cases too.
 
 The cases (targets are in docs/benchmarks.md's instruction table, checked by --check):
 - `tally`: the Noteworthy tally of the crowded turn (24 characters, 5,000 notes), in the
@@ -15,10 +15,15 @@ The cases (targets are in docs/benchmarks.md's instruction table, checked by --c
 - `markdown`: one entry of ordinary prose at the entry's length limit, rendered and cleaned.
 - `parse_changed`: feedparser and pbp's reading of one changed 20-entry RSS feed.
 - `decide_unchanged`: the decider's verdict and poll record for a feed answered 304.
+- `store_unchanged`: that poll record written, in a batch of 100 as a pass writes them,
+  per feed; `store_changed`: one changed 20-entry feed's store (tests/bench/store_cases.py,
+  each on a SQLite file of its own). The issue's targets: decide and store of an unchanged
+  feed halved, and store_changed at most 0.5x parse_changed.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 import random
 import re
@@ -30,12 +35,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from tests.bench import store_cases
+
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = {  # (tally characters, tally notes)
     "full": (24, 5_000),
     "small": (6, 300),
 }
 CALLS = 3
+TOGGLE = "_operator_call*"  # operator.call's C function (Modules/_operator.c)
 COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -87,17 +95,25 @@ CASES: dict[str, Callable[[str], Callable[[], object]]] = {
     "markdown": _markdown,
     "parse_changed": _parse_changed,
     "decide_unchanged": _decide_unchanged,
+    "store_unchanged": store_cases.store_unchanged,
+    "store_changed": store_cases.store_changed,
 }
+# Cases whose one call does the work of several: its count is divided by this too.
+PER_CALL = {"store_unchanged": store_cases.BATCH}
 
 
 def _run_in_process(case: str, scale: str, calls: int) -> None:
-    """The body of one callgrind run: make every case's input and call each once (so that
-    every run imports, builds and warms up the same), then call `case` `calls` times."""
-    made = {name: make(scale) for name, make in CASES.items()}
-    for call in made.values():  # first calls fill caches and import lazily: not counted
-        call()
-    for _ in range(calls):
-        made[case]()
+    """The body of one callgrind run: make the case's input, call it once (first calls fill
+    caches and import lazily), then call it `calls` times inside `operator.call`, the only
+    stretch callgrind counts (`--toggle-collect`)."""
+    call = CASES[case](scale)
+    call()
+
+    def repeat() -> None:
+        for _ in range(calls):
+            call()
+
+    operator.call(repeat)
 
 
 def _collected(case: str, scale: str, calls: int) -> int:
@@ -106,6 +122,10 @@ def _collected(case: str, scale: str, calls: int) -> int:
             "valgrind",
             "--tool=callgrind",
             f"--callgrind-out-file={work}/callgrind.out",
+            # Count only inside the C function behind operator.call, which nothing else in
+            # the run calls: the interpreter's start, the imports and the input's making
+            # are left out, so small cases are counted exactly.
+            f"--toggle-collect={TOGGLE}",
             sys.executable,
             "-m",
             "tests.bench.instructions",
@@ -117,16 +137,18 @@ def _collected(case: str, scale: str, calls: int) -> int:
         env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     found = COLLECTED.search(done.stderr)
-    if done.returncode or found is None:
+    if done.returncode or found is None or int(found.group(1)) == 0:
         raise RuntimeError(f"callgrind counted nothing for {case}:\n{done.stderr[-2000:]}")
     return int(found.group(1))
 
 
 def counts(scale: str, cases: list[str] | None = None) -> dict[str, int]:
-    """Instructions of one call of each case: one run that only makes the inputs, and one
-    run per case that also calls it `CALLS` times; the difference, divided by `CALLS`."""
-    base = _collected("tally", scale, 0)
-    return {case: (_collected(case, scale, CALLS) - base) // CALLS for case in cases or list(CASES)}
+    """Instructions of one call of each case: one callgrind run per case, counting only its
+    `CALLS` calls, divided by them (and by the feeds a call writes, for a batch)."""
+    return {
+        case: _collected(case, scale, CALLS) // (CALLS * PER_CALL.get(case, 1))
+        for case in cases or list(CASES)
+    }
 
 
 def available() -> bool:

@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from operator import attrgetter
+from typing import Any
 
 from pbp.rules.noteworthy.challenges import (
     Draft,
@@ -185,6 +186,7 @@ __all__ = [
 _BY_ID = attrgetter("id")
 _BY_ARRIVAL = attrgetter("arrival")
 _BY_PUBLISHED = attrgetter("published")
+_NO_ARRIVAL: Any = object()  # before every arrival: compared by identity only
 
 
 def _sort_notes(notes: list[Note]) -> None:
@@ -239,6 +241,9 @@ def _read_notes(
     sorts. Any other mix of ids is sorted all together first, exactly as the rule says:
     whether ids compare as text is decided over all the notes.
     """
+    presorted = _presorted(notes, entries)
+    if presorted is not None:
+        return presorted
     kinds = {note.id.__class__ for note in notes}
     one_kind = len(kinds) == 1 and (int in kinds or str in kinds)
     if one_kind:
@@ -258,6 +263,44 @@ def _read_notes(
         )
         flags.append(Flag(FlagKind.CHALLENGE_IN_NOTE, message, note.entry_id, note.id))
     return grouped, flags
+
+
+def _presorted(
+    notes: Sequence[Note], entries: list[Entry]
+) -> tuple[dict[EntryId, list[Note]], list[Flag]] | None:
+    """``_read_notes`` for notes that already come in note order with no tie for the id to
+    break (by publication, and by strictly rising arrival), every one on an entry of the
+    turn by its own id and none looking like a challenge: the same groups, with nothing to
+    sort and no note to flag. The service passes notes so (by id, ids given in arrival
+    order, arrival following publication as a feed is polled). ``None`` when that is not
+    so, and the general path decides. One loop of plain attribute reads: cheaper here than
+    sorting, even on sorted runs, which reads each key through a getter call.
+    """
+    grouped: dict[EntryId, list[Note]] = {e.id: [] for e in entries}
+    get = grouped.get
+    if not notes:
+        return None
+    # The first note has no arrival before it to compare with.
+    last_published, last_arrival = notes[0].published, _NO_ARRIVAL
+    try:
+        for note in notes:
+            group = get(note.entry_id)
+            if group is None:
+                return None
+            published = note.published
+            arrival = note.arrival
+            if published < last_published or (
+                last_arrival is not _NO_ARRIVAL and arrival <= last_arrival
+            ):
+                return None
+            last_published, last_arrival = published, arrival
+            group.append(note)
+            text = note.text
+            if ("allenging" in text or "ALLENGING" in text) and looks_like_challenge(text):
+                return None
+    except TypeError:  # times or arrivals that do not compare: the sorts say so
+        return None
+    return grouped, []
 
 
 def _read_entries(

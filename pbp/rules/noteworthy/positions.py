@@ -38,7 +38,6 @@ from pbp.rules.noteworthy.model import (
     RulingKind,
     Stance,
     Status,
-    ignored_note,
     position,
 )
 from pbp.rules.noteworthy.text import read_stance
@@ -349,12 +348,13 @@ _LATE = IgnoreReason.LATE
 _NO_POSITION = IgnoreReason.NO_POSITION
 _SUPERSEDED = IgnoreReason.SUPERSEDED
 _NO_STANCE = Stance.NONE
+_AMBIGUOUS = Stance.AMBIGUOUS
 _SUPPORT = Stance.SUPPORT
 _OPPOSE = Stance.OPPOSE
 _UNMAPPED = IgnoreReason.UNMAPPED
 _CHALLENGER = IgnoreReason.CHALLENGER
 _PUBLISHED = attrgetter("published")
-_FIRST_SEEN = attrgetter("first_seen")
+_new_tuple = tuple.__new__
 
 
 def _fate_of(facts: NoteFacts) -> Fate:
@@ -458,8 +458,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
         (notes[:before], _BEFORE_CHALLENGE, before_words),
     )
     # A backdated note can only be one first seen after the deadline.
-    last_seen = max(filter(None, map(_FIRST_SEEN, notes)), default=None)
-    seen_late = limit is not None and last_seen is not None and last_seen > limit
+    seen_late = limit is not None and _any_seen_after(notes, limit)
     # explanations that depend only on the reason and author
     texts: dict[tuple[IgnoreReason, CharacterId | None], str] = {}
     by_author: dict[CharacterId | None, str] = {}  # the same, for authors the gate shuts out
@@ -472,8 +471,11 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     deciding: dict[CharacterId | None, tuple[Note, CharacterId | None, Stance]] = {}
     sway: dict[CharacterId | None, str] = {}  # why it holds sway, shared by the notes it supersedes
     held = sway.get
-    # Locals, not globals, in the loop below: it runs for every note of a busy turn.
-    ignored, skip, supersede = ignored_note, skipped.append, superseded.append
+    # Locals, not globals, in the loop below: it runs for every note of a busy turn. The
+    # records are made in place (``ignored_note``'s body): a call per note costs more.
+    skip, supersede = skipped.append, superseded.append
+    new, record = _new_tuple, IgnoredNote
+    support, oppose, no_stance, ambiguous = _SUPPORT, _OPPOSE, _NO_STANCE, _AMBIGUOUS
     for run, time_reason, time_words in runs:
         for note in reversed(run):
             author = note.author_id
@@ -481,7 +483,13 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             reason: IgnoreReason | _Gate | None = gate(author, _UNKNOWN)
             if (
                 reason is _UNKNOWN
-                or stance.__class__ is not Stance
+                # the stored stance is a Stance: identity tests, cheaper than its class
+                or not (
+                    stance is support
+                    or stance is oppose
+                    or stance is no_stance
+                    or stance is ambiguous
+                )
                 or note.fate
                 or (concerns is not None and concerns(note.id))
             ):
@@ -500,19 +508,19 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                         why = _skip_text(
                             note, author, reason, ctx, deadline, facts.ruling_note, made_at
                         )
-                    skip(ignored(note.id, author, reason, why))
+                    skip(new(record, (note.id, author, reason, why)))
                     continue
                 late_ok = facts.ruled_count is True
             elif reason is None:  # a character who may take a position
                 if time_reason is not None:
-                    skip(ignored(note.id, author, time_reason, time_words(note.published)))
+                    skip(new(record, (note.id, author, time_reason, time_words(note.published))))
                     continue
-                if stance is _NO_STANCE:
-                    skip(ignored(note.id, author, _NO_POSITION, _NO_POSITION_TEXT))
+                if stance is no_stance:
+                    skip(new(record, (note.id, author, _NO_POSITION, _NO_POSITION_TEXT)))
                     continue
                 why = held(author)
                 if why is not None and not seen_late:  # superseded, and not backdated
-                    supersede(ignored(note.id, author, _SUPERSEDED, why))
+                    supersede(new(record, (note.id, author, _SUPERSEDED, why)))
                     continue
                 late_ok = False
             elif reason is _UNMAPPED:  # a commenter mapped to nobody: worded by their label
@@ -520,13 +528,13 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 why = by_label.get(label)
                 if why is None:
                     why = by_label[label] = _skip_text(note, None, _UNMAPPED, ctx, deadline)
-                skip(ignored(note.id, None, _UNMAPPED, why))
+                skip(new(record, (note.id, None, _UNMAPPED, why)))
                 continue
             else:  # the challenger, the target or an outsider
                 why = by_author.get(author)
                 if why is None:
                     why = by_author[author] = _skip_text(note, author, reason, ctx, deadline)
-                skip(ignored(note.id, author, reason, why))
+                skip(new(record, (note.id, author, reason, why)))
                 continue
             # The note takes a position: the author's deciding one, or superseded by it.
             why = held(author)
@@ -534,7 +542,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 deciding[author] = (note, author, stance)
                 sway[author] = f"{by_id[author].name}'s later note {note.id} holds sway."
             else:
-                supersede(ignored(note.id, author, _SUPERSEDED, why))
+                supersede(new(record, (note.id, author, _SUPERSEDED, why)))
             if seen_late and not late_ok:
                 flag = backdated(note, deadline)
                 if flag is not None:  # it is one: first seen after the deadline
@@ -549,6 +557,16 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
         assert author is not None  # see `deciding`
         _place(note, author, stance, ctx, tallying)
     return tallying
+
+
+def _any_seen_after(notes: list[Note], limit: datetime) -> bool:
+    """Whether any note was first seen after ``limit`` (a loop of plain attribute reads:
+    cheaper than a getter mapped over the notes)."""
+    for note in notes:
+        seen = note.first_seen
+        if seen is not None and seen > limit:
+            return True
+    return False
 
 
 def _no_words(published: datetime) -> str:

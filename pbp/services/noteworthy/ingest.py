@@ -203,10 +203,7 @@ def upsert_entry(
     pbp saw it. An entry of pbp's own blog keeps the Markdown it was rendered from
     (`item.body_source`) for its edit page; a feed's entry has none.
     """
-    title = clean_text(item.title)[:1000]
-    body = clean_html(item.body_html)
-    mood_raw = clean_text(item.raw_mood)[:200] or None
-    digest = content_hash(title, body, mood_raw)
+    title, body, mood_raw, digest = _cleaned(item)
     known = index.find(item.identity_key, item.normalized_url)
     if known is not None:
         if known.content_hash == digest:
@@ -221,9 +218,28 @@ def upsert_entry(
         session.add(_revision(entry, now))
         index.remember(entry)
         return "changed"
+    entry = _new_entry(blog, item, turns, now, title, body, mood_raw, digest)
+    session.add(entry)
+    session.flush()
+    session.add(_revision(entry, now))
+    index.remember(entry)
+    return "new"
+
+
+def _new_entry(
+    blog: Blog,
+    item: FeedEntry,
+    turns: list[TurnSpan],
+    now: datetime,
+    title: str,
+    body: str,
+    mood_raw: str | None,
+    digest: str,
+) -> Entry:
+    """A new entry's row, not yet added (`upsert_entry`'s words on the fields hold)."""
     published, flags = dating(item.published, now)
     turn_id, turn_flags = place_in_turn(turns, published, now)
-    entry = Entry(
+    return Entry(
         blog_id=blog.id,
         character_id=blog.character_id,
         turn_id=turn_id,
@@ -242,11 +258,54 @@ def upsert_entry(
         comments_url=item.comment_feed_url,
         flags=flags + turn_flags,
     )
-    session.add(entry)
+
+
+def _cleaned(item: FeedEntry) -> tuple[str, str, str | None, str]:
+    """An item's title, body and mood as stored, and their digest."""
+    title = clean_text(item.title)[:1000]
+    body = clean_html(item.body_html)
+    mood_raw = clean_text(item.raw_mood)[:200] or None
+    return title, body, mood_raw, content_hash(title, body, mood_raw)
+
+
+def all_new_and_apart(items: list[FeedEntry], index: EntryIndex) -> bool:
+    """Whether every item is new to the blog and none could be found through another one
+    once stored (no shared identity or address, no identity cut to the column's length):
+    then `upsert_entry` would store each as new whatever the order, and `store_new` may
+    store them all with one flush."""
+    keys: set[str] = set()
+    urls: set[str] = set()
+    for item in items:
+        key, url = item.identity_key, item.normalized_url
+        if len(key) > 1000 or key in keys or (url and url in urls):
+            return False
+        if index.find(key, url) is not None:
+            return False
+        keys.add(key)
+        if url:
+            urls.add(url)
+    return True
+
+
+def store_new(
+    *,
+    session: Session,
+    blog: Blog,
+    items: list[FeedEntry],
+    turns: list[TurnSpan],
+    index: EntryIndex,
+    now: datetime,
+) -> list[Entry]:
+    """`upsert_entry` for items that `all_new_and_apart` passed: the same rows, with one
+    flush for all of them instead of one each (a flush was most of a changed feed's
+    store, issue #34). Their revisions are flushed with what follows."""
+    entries = [_new_entry(blog, item, turns, now, *_cleaned(item)) for item in items]
+    session.add_all(entries)
     session.flush()
-    session.add(_revision(entry, now))
-    index.remember(entry)
-    return "new"
+    for entry in entries:
+        session.add(_revision(entry, now))
+        index.remember(entry)
+    return entries
 
 
 class AuthorMap:
@@ -357,7 +416,15 @@ def ingest_parsed(
         new = any(index.find(i.identity_key, i.normalized_url) is None for i in parsed.entries)
         turns = turns_of(session=session, campaign_id=campaign_id) if new else []
         seen: set[str] = set()
-        for item in parsed.entries:
+        items = list(parsed.entries)
+        if max_new is None and all_new_and_apart(items, index):
+            stored = store_new(
+                session=session, blog=blog, items=items, turns=turns, index=index, now=now
+            )
+            report.new_entries += len(stored)
+            report.stored_entries += stored
+            items = []  # all stored
+        for item in items:
             if item.identity_key in seen:
                 report.warnings.append(
                     f"the feed repeats the id {item.identity_key}; kept the first"

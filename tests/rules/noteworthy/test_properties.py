@@ -265,3 +265,24 @@ def test_property_odd_data_never_crashes_the_tally(
     tally = tally_turn(TurnInput(number, closes, cast, entries, notes, tuple(rulings)))
     assert len(tally.rulings) == len(rulings)
     assert {c.id for c in tally.standings} == {c.id for c in cast}
+
+
+@PROPERTY
+@given(data=st.data())
+def test_property_notes_listed_in_note_order_tally_as_in_any_order(data):
+    """Noteworthy: “the PC's most recent note holds sway.” Notes listed as the service lists
+    them (by time, arrival rising; several at one minute) tally as the same notes shuffled:
+    the tally reads the first order without sorting, the second with."""
+    turn = data.draw(turns())
+    count = len(turn.notes)
+    ties = data.draw(st.lists(st.integers(0, 3), min_size=count, max_size=count))
+    tied = [
+        replace(note, published=minutes(tie * 400)) if tie else note
+        for note, tie in zip(turn.notes, ties, strict=True)
+    ]
+    listed = sorted(tied, key=lambda note: (note.published, note.id))
+    listed = [replace(note, arrival=index) for index, note in enumerate(listed)]
+    shuffled = data.draw(st.permutations(listed))
+    assert tally_turn(replace(turn, notes=tuple(listed))) == tally_turn(
+        replace(turn, notes=tuple(shuffled))
+    )

@@ -195,20 +195,22 @@ def test_crash_mid_poll_loses_nothing_committed_and_duplicates_nothing(
 ):
     _, blog = game
     serve_wordpress(server, etag=None)
-    real = ingest.upsert_entry
+    # The second entry's revision: by then entries are flushed, whether the feed's new
+    # entries are stored one by one or together (ingest.store_new).
+    real = ingest._revision
     calls = {"n": 0}
 
-    def crash_on_second(**kwargs):
+    def crash_on_second(*args):
         calls["n"] += 1
         if calls["n"] == 2:
             raise RuntimeError("worker died")
-        return real(**kwargs)
+        return real(*args)
 
-    monkeypatch.setattr(ingest, "upsert_entry", crash_on_second)
+    monkeypatch.setattr(ingest, "_revision", crash_on_second)
     with pytest.raises(RuntimeError):
         poll(engine, blog, fetcher)
     assert rows(engine, Entry, Entry.blog_id == blog.id) == []  # the feed's transaction rolled back
-    monkeypatch.setattr(ingest, "upsert_entry", real)
+    monkeypatch.setattr(ingest, "_revision", real)
     poll(engine, blog, fetcher, now=NOW + timedelta(minutes=1))
     poll(engine, blog, fetcher, now=NOW + timedelta(minutes=2))
     entries = rows(engine, Entry, Entry.blog_id == blog.id)
