@@ -156,6 +156,10 @@ def refuse_poll_record(engine):
             conn.execute(sa.text(f"DROP TRIGGER IF EXISTS {name}{on_table}"))
         if postgres:
             conn.execute(sa.text("DROP FUNCTION IF EXISTS pbp_test_refuse()"))
+    # SQLite: a pooled connection that saw the trigger made and dropped on another one
+    # can read a stale schema (with FTS5's triggers on search_doc, "no such table" in the
+    # cascade of the next delete): the next use of the engine starts on fresh connections.
+    engine.dispose()
 
 
 @contextmanager
