@@ -786,7 +786,7 @@ class CombatStepOut(Out):
     number: int
     kind: str
     text: str
-    detail: dict[str, Any]
+    detail: dict[str, g.Plain]  # the tracker's record of the step, as stored
     created_at: datetime
 
 

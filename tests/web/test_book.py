@@ -18,7 +18,7 @@ import pytest
 from ebooklib import epub
 from sqlmodel import select
 
-from pbp.models import User
+from pbp.models import Membership, User
 from pbp.models.forum import Thread
 from pbp.services.noteworthy import hidden_entries, hosted_blog, turns
 from tests.helpers import T0
@@ -101,9 +101,14 @@ def test_each_reader_sees_what_the_planet_shows_them(
     """Noteworthy: the referee "may tailor different events to specific PCs": the part
     tailored for a character is theirs alone, as on the planet; a hidden entry is gone."""
     campaign, chars = story
-    if who != "visitor":
-        user = db_session.exec(select(User).where(User.display_name == who)).first()
-        auth.login(user)
+    if who != "visitor":  # this campaign's own people (other tests' "Ada" may be committed)
+        referee = db_session.exec(
+            select(Membership).where(
+                Membership.campaign_id == campaign.id, Membership.role == "referee"
+            )
+        ).one()
+        user_ids = {c.name: c.user_id for c in chars} | {"Referee": referee.user_id}
+        auth.login(db_session.get(User, user_ids[who]))
     for url in (f"/c/{campaign.slug}/book", f"/c/{campaign.slug}/book.epub"):
         text = _text(client.get(url))
         for word in sees:

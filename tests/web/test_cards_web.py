@@ -153,8 +153,9 @@ def _wire_api(app) -> None:
 
 
 def _text(page) -> str:
-    """The body as text; a zip (the static archive) as the text of all its files."""
-    if page.mimetype != "application/zip":
+    """The body as text; a zip (the static archive, a scene's EPUB) as the text of all its
+    files."""
+    if page.mimetype not in ("application/zip", "application/epub+zip"):
         return page.get_data(as_text=True)
     with zipfile.ZipFile(io.BytesIO(page.get_data())) as archive:
         return "\n".join(archive.read(n).decode("utf-8", "replace") for n in archive.namelist())

@@ -102,7 +102,7 @@ def test_the_api_manages_icons_too(api, db_session, table):
     listed = api.get(url).get_json()["items"]
     assert [i["keyword"] for i in listed] == ["grin"]
     again = api.post(url, token=token, json=body)
-    assert again.status_code == 400 and "already has an icon" in again.get_data(as_text=True)
+    assert again.status_code == 422 and "already has an icon" in again.get_data(as_text=True)
     bad = api.post(url, token=token, json={**body, "keyword": "x", "data": "%%%"})
     assert bad.status_code == 422
     gone = api.call("DELETE", f"/campaigns/{table.campaign.slug}/icons/{icon['id']}", token=token)
@@ -137,7 +137,7 @@ def test_entries_and_notes_show_the_icon_picked_or_the_default(api, client, db_s
     entry_id = written.get_json()["id"]
     wrong = {**entry, "title": "Another", "icon_id": made["MKBRAMDEFAULT"].id}
     refused = api.post(f"/campaigns/{slug}/entries", token=world.tokens["player"], json=wrong)
-    assert refused.status_code == 400 and "your character's own icons" in refused.get_data(
+    assert refused.status_code == 422 and "your character's own icons" in refused.get_data(
         as_text=True
     )
     noted = api.post(
