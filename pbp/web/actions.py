@@ -79,16 +79,20 @@ def callback(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(view)
     def run(*args: Any, **kwargs: Any) -> Any:
-        session = get_session()
-        try:
-            answer = view(*args, **kwargs)
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
-        return answer
+        return _committed(get_session(), lambda: view(*args, **kwargs))
 
     return run
+
+
+def _committed(session: Session, work: Callable[[], Any]) -> Any:
+    """`work()`, then one commit; a rollback, and the error again, when it raises."""
+    try:
+        answer = work()
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    return answer
 
 
 def after_reading(write: Callable[[Session], Any]) -> None:
@@ -100,14 +104,10 @@ def after_reading(write: Callable[[Session], Any]) -> None:
     if request.method != "GET":
         return
     session = get_session()
-    session.commit()
+    session.commit()  # the page's reads end here
     token = begin_writing()
     try:
-        write(session)
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
+        _committed(session, lambda: write(session))
     finally:
         end_writing(token)
 
