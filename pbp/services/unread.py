@@ -127,6 +127,13 @@ def _marks(session: Session, user_id: int, wanted: Iterable[tuple[str, int]]) ->
     return found
 
 
+def _mark_of(mark: Any, user_id: Any, kind: str, target: Any) -> Any:
+    """The join condition of a member's mark (an alias of ReadMarker) on one place."""
+    return sa.and_(
+        col(mark.user_id) == user_id, col(mark.kind) == kind, col(mark.target_id) == target
+    )
+
+
 def _floor(user_id: Any, kind: str, campaign_id: Any) -> Any:
     """A campaign's mark as a scalar subquery (0 when there is none)."""
     return (
@@ -167,11 +174,7 @@ def _new_notes(user_id: Any, campaign_id: Any) -> Any:
         .outerjoin(author, col(author.id) == Note.author_character_id)
         .outerjoin(
             entry_mark,
-            sa.and_(
-                col(entry_mark.user_id) == user_id,
-                col(entry_mark.kind) == "entry",
-                col(entry_mark.target_id) == Note.entry_id,
-            ),
+            _mark_of(entry_mark, user_id, "entry", Note.entry_id),
         )
         .where(
             Character.campaign_id == campaign_id,
@@ -193,11 +196,7 @@ def _new_posts(user_id: Any, campaign_id: Any, gm: bool) -> Any:
         .join(Thread, col(Thread.id) == Post.thread_id)
         .outerjoin(
             scene_mark,
-            sa.and_(
-                col(scene_mark.user_id) == user_id,
-                col(scene_mark.kind) == "scene",
-                col(scene_mark.target_id) == Post.thread_id,
-            ),
+            _mark_of(scene_mark, user_id, "scene", Post.thread_id),
         )
         .where(
             Thread.campaign_id == campaign_id,
@@ -318,11 +317,7 @@ def _planet_statement() -> Any:
         .join(Character, col(Character.id) == Entry.character_id)
         .outerjoin(
             entry_mark,
-            sa.and_(
-                col(entry_mark.user_id) == _USER,
-                col(entry_mark.kind) == "entry",
-                col(entry_mark.target_id) == Entry.id,
-            ),
+            _mark_of(entry_mark, _USER, "entry", Entry.id),
         )
         .join(
             Note,
