@@ -120,8 +120,8 @@ def test_every_page_passes_axe_and_reflows_at_320_px(group, new_page, scheme):
         if scroll > REFLOW:
             wide.append(f"{url}: {scroll} px")
         page.set_viewport_size({"width": 1280, "height": 900})
-    assert found == [], "axe-core found:\n" + "\n".join(found)
-    assert wide == [], f"wider than {REFLOW} px: {wide}"
+    said = ["axe-core found:", *found, f"wider than {REFLOW} px:", *wide]
+    assert (found, wide) == ([], []), "\n".join(said)
 
 
 def test_small_controls_are_at_least_24_px(group, new_page):
