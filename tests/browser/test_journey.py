@@ -15,7 +15,9 @@ and a forum scene, through the pages only (no service call after the first accou
    a roll, then whispers to Ada's player; Bram's player cannot see the whisper.
 
 A screenshot is taken at each step, into $PBP_JOURNEY_SCREENSHOTS if set (the lead keeps
-a set under docs/journey/), otherwise into the test's temporary folder.
+a set under docs/journey/), otherwise into the test's temporary folder; axe-core checks the
+page at each step at 1280 and 390 px (tests/browser/axe.py), and the test fails at the end
+on anything it found (issue #33 item 5).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbp.services.mail import send as mail_send
+from tests.browser.axe import audit_widths
 from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -46,7 +49,8 @@ _URL = re.compile(r"https?://[^\s<>\"']+")
 
 @pytest.fixture
 def shots(tmp_path):
-    """`shot(page, "name")`: a full-page screenshot, numbered in the journey's order."""
+    """`shot(page, "name")`: a full-page screenshot, numbered in the journey's order, and
+    the page's accessibility check at both widths (what it finds: `shot.violations`)."""
     folder = Path(os.environ.get("PBP_JOURNEY_SCREENSHOTS") or tmp_path / "journey")
     folder.mkdir(parents=True, exist_ok=True)
     taken: list[str] = []
@@ -55,7 +59,9 @@ def shots(tmp_path):
         file = f"{len(taken) + 1:02d}-{name}.png"
         page.screenshot(path=folder / file, full_page=True)
         taken.append(file)
+        shot.violations += [f"{name}: {line}" for line in audit_widths(page)]
 
+    shot.violations = []
     shot.taken = taken
     shot.folder = folder
     yield shot
@@ -287,3 +293,4 @@ def test_from_a_fresh_install_to_a_resolved_turn_and_a_whisper(live_server, new_
     expect(bram.get_by_text("The rain does not stop.")).to_be_visible()
     expect(bram.get_by_text("Ada, a step behind you.")).to_have_count(0)
     shots(bram, "whisper-hidden")
+    assert shots.violations == [], "axe-core found:\n" + "\n".join(shots.violations)
