@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
-from pbp.services import mentions
+from pbp.services import icons, mentions
 from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.note_counts import NoteCount
@@ -33,6 +33,7 @@ NOTE_COLUMNS: tuple[Any, ...] = (  # read as rows; select(*...) cannot be typed
     Note.body_html,
     Note.published_at,
     Note.stance,
+    Note.icon_id,
 )
 
 
@@ -46,6 +47,10 @@ class PlanetEntry:
     # How each note counts, by note id, in the tally's words (pbp.services.noteworthy.
     # note_counts); a note on no challenge (nor the final) has no label.
     note_counts: dict[Any, NoteCount] = field(default_factory=dict)
+    # The icon beside the entry and beside each note by id (issue #33 item 1): picked, or
+    # its character's default; none for a character without icons.
+    icon: icons.IconView | None = None
+    note_icons: dict[Any, icons.IconView] = field(default_factory=dict)
 
 
 @dataclass
@@ -127,6 +132,7 @@ def planet(
         for note in notes:
             notes_by_entry[note.entry_id].append((note, by_id.get(note.author_character_id)))
     challenges, counts = _tallies(session, campaign, turn, chars, rows, notes_by_entry)
+    faces = _faces(session, rows, notes_by_entry)
     entries = [
         PlanetEntry(
             e,
@@ -134,11 +140,24 @@ def planet(
             notes_by_entry[e.id],
             challenges.get(e.id),
             {n.id: counts[n.id] for n, _ in notes_by_entry[e.id] if n.id in counts},
+            faces.get((e.character_id, e.icon_id)),
+            {
+                n.id: faces[(n.author_character_id, n.icon_id)]
+                for n, _ in notes_by_entry[e.id]
+                if (n.author_character_id, n.icon_id) in faces
+            },
         )
         for e in rows
     ]
     filters = {"turn": turn_number, "character": character_slug, "mood": mood}
     return Planet(campaign, chars, turn, entries, turns, filters, older)
+
+
+def _faces(session: Session, rows: list[Entry], notes_by_entry: dict[int, list]) -> dict:
+    """The icon of every entry and note on the page, in one query whatever their number."""
+    pairs = [(e.character_id, e.icon_id) for e in rows]
+    pairs += [(n.author_character_id, n.icon_id) for e in rows for n, _ in notes_by_entry[e.id]]
+    return icons.shown(session=session, pairs=pairs)
 
 
 @dataclass(frozen=True)
