@@ -207,6 +207,16 @@ def shown(
     rows = session.exec(
         select(*SHOWN_COLUMNS).where(col(CharacterIcon.character_id).in_(sorted(characters)))
     ).all()
+    return shown_of(rows, pairs)
+
+
+def shown_of(
+    rows: Iterable[Any], pairs: Iterable[tuple[int | None, int | None]]
+) -> dict[tuple[int | None, int | None], IconView]:
+    """`shown`, from icons the caller read itself (every icon of the pairs' characters:
+    rows of `SHOWN_COLUMNS` or `CharacterIcon` rows), so a page that reads its characters
+    anyway reads their icons in the same query (pbp.services.noteworthy.planet)."""
+    rows = list(rows)
     by_id = {i.id: i for i in rows}
     defaults = {i.character_id: i for i in rows if i.is_default}
     found = {}
