@@ -59,6 +59,13 @@ def search_urls(app, slug: str, words) -> list[str]:
     return urls
 
 
+def lists_icons(url: str) -> bool:
+    """A character's own icon list (the API's, public like the character; the player's page
+    shows their own): the one place an icon's alt text and keyword show without the text
+    that uses it, so the secrecy tests look for a secret icon everywhere else."""
+    return url.endswith("/icons") or "/icons?" in url
+
+
 def hit_count(page) -> int:
     """How many hits a search answered: the API's items, the page's `data-hits`."""
     import re

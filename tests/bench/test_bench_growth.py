@@ -69,6 +69,7 @@ from pbp.services.mail.send import SmtpTransport, send_pending
 from pbp.services.noteworthy import polling
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.search import index as search_index
+from tests.bench.figures import figure
 from tests.bench.test_bench_mail import PLAYERS, _post
 from tests.bench.test_bench_pages import (  # noqa: F401 (bench_engine: a fixture)
     T0,
@@ -340,6 +341,21 @@ def search_step(client, engine, built: BuiltCampaign, runs: int) -> dict:
     return measured
 
 
+def search_figures(rows: dict) -> None:
+    """Issue #33 item 2's figures: each search's p95 at the largest step over the planet's
+    p95 at that step (its peer in the same run), and over its own p95 at 1x (growth with
+    the database). Timing ratios: printed and filed, not guarded, no target (the table
+    above judges the growth against TARGET_RATIO, reported, not asserted)."""
+    planet = rows["planet p95"].values[-1]
+    for key in SEARCHES:
+        values = rows[f"{key} p95"].values
+        name = key.replace(" ", "_")
+        figure(f"growth.{name}_p95_over_planet_p95", values[-1] / planet, better="lower",
+               guard=False)  # fmt: skip
+        figure(f"growth.{name}_p95_{MULTIPLES[-1]}x_over_1x", values[-1] / values[0],
+               better="lower", guard=False)  # fmt: skip
+
+
 def warm_up_mail(engine, transport, built: BuiltCampaign) -> None:
     """One unmeasured event (turn 2) of the first mail campaign: the first batch of a
     process compiles the mail templates and statements, which would inflate the 1x figures."""
@@ -565,4 +581,5 @@ def test_bench_growth(bench_engine, tmp_path, monkeypatch):  # noqa: F811 (fixtu
         + " ".join(f"{x:.1f}" for x in os.getloadavg())
     )
 
+    search_figures(rows)
     assert all(q == queries[0] for q in queries), f"queries per page grew: {queries}"

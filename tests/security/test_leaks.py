@@ -26,7 +26,7 @@ from sqlmodel import select
 from adapters.fetch import Fetcher
 from pbp.models import Character, Membership, OutboxMessage, User
 from pbp.models.forum import Thread
-from pbp.services import export, saved_drafts
+from pbp.services import export, icons, saved_drafts
 from pbp.services.accounts import logins as accounts
 from pbp.services.forum.posts import delete_post
 from pbp.services.mail import notifications, webhooks
@@ -41,8 +41,9 @@ from tests.channelserver import HookServer
 from tests.factories import make_campaign, make_characters, make_user
 from tests.helpers import API_NOW as NOW
 from tests.helpers import PASSWORD, make_token, wire
-from tests.routes import every_get_url, hit_count, search_urls
+from tests.routes import every_get_url, hit_count, lists_icons, search_urls
 from tests.services.forum.tables import T0, make_table, write
+from tests.services.icons.pictures import picture
 from tests.services.noteworthy.test_history import play_campaign
 from tests.web import conftest as web_fixtures
 
@@ -154,6 +155,9 @@ def test_the_export_carries_no_invitees_address(db_session):
 # -- an entry its author hid (issue #27 item 2) --------------------------------------------
 
 HIDDEN = ("MKHIDDENTITLE", "MKHIDDENBODY", "MKHIDDENNOTE")
+#: The alt text and keyword of the icon Ada picked for the hidden entry alone (issue #33
+#: item 1): shown beside it only, and in her icon list (`tests.routes.lists_icons`).
+HIDDEN_ICON = ("MKHIDDENICONALT", "MKHIDDENICONKEY")
 #: Ada's saved drafts: hidden from everyone but Ada, the referee included.
 DRAFTS = ("MKDRAFTENTRYTITLE", "MKDRAFTENTRY", "MKDRAFTNOTE")
 
@@ -197,6 +201,13 @@ def hidden(auth, db_session, hooks):
         session=db_session, entry=secret, author=bram, body_markdown="MKHIDDENNOTE", now=later
     )
     ada_user = db_session.get(User, ada.user_id)
+    for keyword, alt in (("plain", "Ada, plain"), (HIDDEN_ICON[1], HIDDEN_ICON[0])):
+        icon = icons.add_icon(
+            session=db_session, campaign=campaign, actor=ada_user, character_slug=ada.slug,
+            keyword=keyword, alt=alt, data=picture(), now=later,
+        )  # fmt: skip
+    secret.icon_id = icon.id  # the shown entry has Ada's default, "plain"
+    db_session.add(secret)
     for form, target_id, fields in (
         ("entry", 0, {"title": "MKDRAFTENTRYTITLE", "mood": "Calm", "body": "MKDRAFTENTRY"}),
         ("note", shown.id, {"body": "MKDRAFTNOTE", "stance": "none"}),
@@ -287,13 +298,18 @@ def test_no_route_or_mail_shows_a_hidden_entry_to_anyone_else(
         for needle in (*HIDDEN, *DRAFTS, "MKTAILORED"):
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
-        searched = _searched(app, client, db_session, user, campaign.slug, HIDDEN)
+        for url, text in seen.items():
+            for needle in HIDDEN_ICON if not lists_icons(url) else ():
+                assert needle not in text, f"the {who} meets the hidden entry's icon at {url}"
+        assert "Ada, plain" in "\n".join(seen.values()), who  # icons were shown: the control
+        words = (*HIDDEN, *DRAFTS, *HIDDEN_ICON, "MKTAILORED")
+        searched = _searched(app, client, db_session, user, campaign.slug, words)
         assert not any(searched.values()), (who, searched)
         assert all(_searched(app, client, db_session, user, campaign.slug, ["MKSHOWN"]).values())
         if user is not None and who == "other player":
             mail = _mail_to(db_session, user)
             assert "MKSHOWN" in mail  # the digest was sent, with the shown entry
-            assert not any(needle in mail for needle in HIDDEN + DRAFTS), mail
+            assert not any(needle in mail for needle in HIDDEN + DRAFTS + HIDDEN_ICON), mail
 
 
 def test_no_chat_channel_is_told_of_a_hidden_entry(db_session, hidden, hooks, tmp_path):
@@ -312,12 +328,13 @@ def test_the_referee_still_reads_the_hidden_entry(app, auth, client, db_session,
     """The test above can fail: the referee's channels carry every marker."""
     campaign, referee, _, values = hidden
     everything = "\n".join(_everything(app, client, auth, db_session, referee, values).values())
-    for needle in HIDDEN:
+    for needle in (*HIDDEN, *HIDDEN_ICON):  # the icon beside the hidden entry, on its page
         assert needle in everything, needle
     everything += _mail_to(db_session, referee)
     for needle in DRAFTS:  # a player's draft is theirs alone, even to the referee
         assert needle not in everything, needle
-    assert all(_searched(app, client, db_session, referee, campaign.slug, HIDDEN).values())
+    words = (*HIDDEN, "MKTAILORED")  # the referee reads every tailored text
+    assert all(_searched(app, client, db_session, referee, campaign.slug, words).values())
 
 
 def test_the_writer_reads_their_own_drafts(app, auth, client, db_session, hidden):
@@ -332,3 +349,7 @@ def test_the_writer_reads_their_own_drafts(app, auth, client, db_session, hidden
     for needle in DRAFTS:
         assert any(needle in text for url, text in seen.items() if not url.startswith("/api/"))
         assert any(needle in text for url, text in seen.items() if url.startswith("/api/"))
+    # Drafts are never found (not even by their writer: they are not the story yet); the
+    # text tailored for Ada is, by her.
+    assert not any(_searched(app, client, db_session, ada, campaign.slug, DRAFTS).values())
+    assert all(_searched(app, client, db_session, ada, campaign.slug, ["MKTAILORED"]).values())

@@ -43,7 +43,7 @@ from pbp.services.mail.settings import MailSettings
 from pbp.web import forum as forum_web
 from tests.api import conftest as api_fixtures
 from tests.channelserver import HookServer
-from tests.routes import every_get_url, forum_values, hit_count, search_urls
+from tests.routes import every_get_url, forum_values, hit_count, lists_icons, search_urls
 from tests.services.forum.tables import T0, make_table, write
 from tests.services.icons.pictures import picture
 from tests.web import conftest as web_fixtures
@@ -52,9 +52,10 @@ auth = web_fixtures.auth  # the web tests' login helper, shared rather than copi
 
 #: Markers in posts hidden from the reader: hidden during play and after the end.
 POST_SECRETS = ("MKGMPOST", "MKGMTITLE", "MKGMPOSTROLL", "MKWHISPER", "MKWHISPERROLL", "MKDELETED")
-#: The alt text of the icon only the whisper uses (issue #33 item 1): shown with the whisper
-#: only, but listed with Ada's icons, which are public like her (`ICON_LISTS`).
-ICON_SECRET = "MKICONALT"
+#: The alt text and keyword of the icon only the whisper uses (issue #33 item 1): shown with
+#: the whisper only, but listed with Ada's icons, which are public like her
+#: (`tests.routes.lists_icons`).
+ICON_SECRETS = ("MKICONALT", "MKICONKEYWORD")
 #: Labels of hidden rolls in a public post: hidden until the end reveals every roll.
 ROLL_SECRETS = ("MKGMROLL", "MKBLINDROLL")
 #: Ada's saved drafts, never posted: hidden from everyone but Ada, the GM included.
@@ -207,11 +208,6 @@ def _search_hits(app, client, db_session, table, user, words) -> dict[str, int]:
     return found
 
 
-def _lists_icons(url: str) -> bool:
-    """A character's own icon list (the API's, public; the player's page shows their own)."""
-    return url.endswith("/icons") or "/icons?" in url
-
-
 def _text(page) -> str:
     """The body as text; a zip (the static archive, a book's EPUB) as the text of all its
     files."""
@@ -270,9 +266,12 @@ def test_no_channel_carries_a_secret_to_someone_it_is_hidden_from(
             assert hits == 0, f"the {who} finds a secret at {url}"
         if who != "whisper recipient":
             for url, text in seen.items():
-                if not _lists_icons(url):
-                    assert ICON_SECRET not in text, f"the {who} meets the whisper's icon at {url}"
-            assert not any(ICON_SECRET in mail for mail in mails), f"the {who} is mailed it"
+                for needle in ICON_SECRETS if not lists_icons(url) else ():
+                    assert needle not in text, f"the {who} meets the whisper's icon at {url}"
+            for needle in ICON_SECRETS:
+                assert not any(needle in mail for mail in mails), f"the {who} is mailed {needle}"
+            searched = _search_hits(app, client, db_session, table, user, ICON_SECRETS)
+            assert not any(searched.values()), f"the {who} finds the whisper by its icon"
         for needle in hidden:
             for url, text in seen.items():
                 assert needle not in text, f"the {who} meets {needle} at {url}"
@@ -299,8 +298,9 @@ def test_the_markers_are_really_there_for_the_gm(app, auth, client, db_session, 
     everything += "\n".join(_mail_to(db_session, table.gm))
     for needle in DRAFT_SECRETS:
         assert needle not in everything, f"the GM meets {needle}"
-    beside_posts = "\n".join(t for u, t in seen.items() if not _lists_icons(u))
-    assert ICON_SECRET in beside_posts  # the whisper's icon, where the whisper is
+    beside_posts = "\n".join(t for u, t in seen.items() if not lists_icons(u))
+    for needle in ICON_SECRETS:  # the whisper's icon, where the whisper is
+        assert needle in beside_posts, needle
     # Search finds the posts' own words for the GM (roll labels and thread titles are not
     # searched: tests/services/search), so the search half of the test above can fail too.
     words = ("MKGMPOST", "MKWHISPER", "MKDELETED")

@@ -109,6 +109,23 @@ def test_the_api_manages_icons_too(api, db_session, table):
     assert gone.status_code == 200 and api.get(url).get_json()["items"] == []
 
 
+def _faces(db_session, world) -> dict:
+    """Ada's icons "calm" (her default) and "MKPICKED", Bram's "MKBRAMDEFAULT"; Cleo has
+    none. Each icon's alt text is "alt <keyword>"."""
+    from pbp.services import icons
+
+    made = {}
+    for name, owner, keyword in (("Ada", "player", "calm"), ("Ada", "player", "MKPICKED"),
+                                 ("Bram", "other_player", "MKBRAMDEFAULT")):  # fmt: skip
+        made[keyword] = icons.add_icon(
+            session=db_session, campaign=world.campaign, actor=world.users[owner],
+            character_slug=world.characters[name].slug, keyword=keyword, alt=f"alt {keyword}",
+            data=picture(), now=world.turn.opened_at,
+        )  # fmt: skip
+    db_session.commit()
+    return made
+
+
 @pytest.fixture
 def api(client):
     from tests.helpers import Api
@@ -119,18 +136,8 @@ def api(client):
 def test_entries_and_notes_show_the_icon_picked_or_the_default(api, client, db_session, world):
     """Issue #33 item 1: "The player picks one per entry, note or forum post; a default is
     used otherwise." Through the API; the entry's page shows them."""
-    from pbp.services import icons
-
     slug = world.campaign.slug
-    made = {}
-    for name, owner, keyword in (("Ada", "player", "calm"), ("Ada", "player", "MKPICKED"),
-                                 ("Bram", "other_player", "MKBRAMDEFAULT")):  # fmt: skip
-        made[keyword] = icons.add_icon(
-            session=db_session, campaign=world.campaign, actor=world.users[owner],
-            character_slug=world.characters[name].slug, keyword=keyword, alt=f"alt {keyword}",
-            data=picture(), now=world.turn.opened_at,
-        )  # fmt: skip
-    db_session.commit()
+    made = _faces(db_session, world)
     entry = {"title": "A walk", "mood": "Calm", "body": "I walk.", "icon_id": made["MKPICKED"].id}
     written = api.post(f"/campaigns/{slug}/entries", token=world.tokens["player"], json=entry)
     assert written.status_code == 201, written.get_data(as_text=True)
@@ -151,3 +158,63 @@ def test_entries_and_notes_show_the_icon_picked_or_the_default(api, client, db_s
     assert 'alt="alt MKPICKED"' in text  # the one picked, not Ada's default "calm"
     assert 'alt="alt calm"' not in text
     assert 'alt="alt MKBRAMDEFAULT"' in text  # Bram's note: his default
+
+
+def _card(page: str, entry_id: int) -> str:
+    """One entry's card on the planet or the turn page, its notes included."""
+    start = page.index(f'id="entry-{entry_id}"')
+    return page[start : page.index("</article>", start)]
+
+
+def _alts(html: str) -> list[str]:
+    return re.findall(r'<img class="icon" src="/icons/\d+-[0-9a-f]{16}\.png" alt="([^"]*)"', html)
+
+
+def test_the_planet_shows_each_card_s_icon_with_no_query_per_card(
+    app, client, db_session, engine, world
+):
+    """Issue #33 item 1 on the planet and the turn page (their cards are one template):
+    each entry and note shows its picked icon or its character's default, as on the
+    entry's page. The icons are read with the characters the page reads anyway, so it
+    sends as many SELECTs with icons as without, and for one card as for several."""
+    from pbp.services.noteworthy import hosted_blog
+    from tests.bench.test_bench_pages import count_selects
+
+    app.config["PBP_PAGE_CACHE_SECONDS"] = 0  # every view builds the page: each is counted
+    chars, url = world.characters, f"/c/{world.campaign.slug}/"
+    client.get(url)  # once first: per-process checks (the schema version) happen here
+    with count_selects(engine) as no_icons:
+        page = client.get(url).get_data(as_text=True)
+    assert _alts(page) == []
+    made = _faces(db_session, world)
+    with count_selects(engine) as one_card:
+        page = client.get(url).get_data(as_text=True)
+    assert _alts(_card(page, world.challenge.id)) == ["alt calm"]  # Ada's default
+
+    walk = hosted_blog.store_entry(
+        session=db_session, character=chars["Ada"], title="A walk", body_markdown="I walk.",
+        mood="Calm", now=world.turn.opened_at,
+    )  # fmt: skip
+    walk.icon_id = made["MKPICKED"].id
+    db_session.add(walk)
+    for who, on in (("Bram", walk), ("Cleo", walk), ("Bram", world.challenge)):
+        hosted_blog.store_note(
+            session=db_session, entry=on, author=chars[who], body_markdown=f"{who} saw it.",
+            now=world.turn.opened_at,
+        )  # fmt: skip
+    hosted_blog.store_entry(
+        session=db_session, character=chars["Cleo"], title="Quiet", body_markdown="Hush.",
+        mood="Calm", now=world.turn.opened_at,
+    )  # fmt: skip
+    db_session.commit()
+    with count_selects(engine) as more_cards:
+        planet = client.get(url).get_data(as_text=True)
+    turn_page = client.get(f"{url}turns/{world.turn.number}").get_data(as_text=True)
+    for page in (planet, turn_page):
+        # The picked icon, then Bram's default beside his note; Cleo has none.
+        assert _alts(_card(page, walk.id)) == ["alt MKPICKED", "alt MKBRAMDEFAULT"]
+        assert _alts(_card(page, world.challenge.id)) == ["alt calm", "alt MKBRAMDEFAULT"]
+        assert page.count('<img class="icon"') == 4  # Cleo's entry and note: none
+    # The icons are read with the characters the page reads anyway: no query more.
+    assert len(one_card) == len(no_icons), "\n".join(one_card)
+    assert len(more_cards) == len(one_card), "\n".join(more_cards)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -40,8 +41,21 @@ class IconView:
         return f"/icons/{self.id}-{self.digest[:16]}.png"
 
 
-def _view(icon: CharacterIcon) -> IconView:
+def _view(icon: Any) -> IconView:
+    """An icon row, or a row of `SHOWN_COLUMNS`, as a view."""
     return IconView(icon.id, icon.digest, icon.keyword, icon.alt, icon.is_default)
+
+
+# What a page shows of an icon: everything but its picture, which only its own address
+# serves (a page beside 50 entries would otherwise read every picture of their writers).
+SHOWN_COLUMNS: tuple[Any, ...] = (
+    CharacterIcon.id,
+    CharacterIcon.character_id,
+    CharacterIcon.digest,
+    CharacterIcon.keyword,
+    CharacterIcon.alt,
+    CharacterIcon.is_default,
+)
 
 
 def _character(session: Session, campaign: Campaign, actor: User | None, slug: str) -> Character:
@@ -191,8 +205,18 @@ def shown(
     if not characters:
         return {}
     rows = session.exec(
-        select(CharacterIcon).where(col(CharacterIcon.character_id).in_(sorted(characters)))
+        select(*SHOWN_COLUMNS).where(col(CharacterIcon.character_id).in_(sorted(characters)))
     ).all()
+    return shown_of(rows, pairs)
+
+
+def shown_of(
+    rows: Iterable[Any], pairs: Iterable[tuple[int | None, int | None]]
+) -> dict[tuple[int | None, int | None], IconView]:
+    """`shown`, from icons the caller read itself (every icon of the pairs' characters:
+    rows of `SHOWN_COLUMNS` or `CharacterIcon` rows), so a page that reads its characters
+    anyway reads their icons in the same query (pbp.services.noteworthy.planet)."""
+    rows = list(rows)
     by_id = {i.id: i for i in rows}
     defaults = {i.character_id: i for i in rows if i.is_default}
     found = {}

@@ -16,9 +16,9 @@ import sqlalchemy as sa
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
-from pbp.models import Campaign, Character, Entry, Event, Note, Turn
+from pbp.models import Campaign, Character, CharacterIcon, Entry, Event, Note, Turn
 from pbp.rules import noteworthy as nw
-from pbp.services import mentions
+from pbp.services import icons, mentions
 from pbp.services.noteworthy import note_counts as counting
 from pbp.services.noteworthy import tally as tally_service
 from pbp.services.noteworthy.note_counts import NoteCount
@@ -33,6 +33,7 @@ NOTE_COLUMNS: tuple[Any, ...] = (  # read as rows; select(*...) cannot be typed
     Note.body_html,
     Note.published_at,
     Note.stance,
+    Note.icon_id,
 )
 
 
@@ -46,6 +47,10 @@ class PlanetEntry:
     # How each note counts, by note id, in the tally's words (pbp.services.noteworthy.
     # note_counts); a note on no challenge (nor the final) has no label.
     note_counts: dict[Any, NoteCount] = field(default_factory=dict)
+    # The icon beside the entry and beside each note by id (issue #33 item 1): picked, or
+    # its character's default; none for a character without icons.
+    icon: icons.IconView | None = None
+    note_icons: dict[Any, icons.IconView] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,11 +76,7 @@ def planet(
     before: int | None = None,
 ) -> Planet:
     limit = limit or PAGE_SIZE
-    chars = list(
-        session.exec(
-            select(Character).where(Character.campaign_id == campaign.id).order_by(Character.name)
-        )
-    )
+    chars, faces_of = _characters(session, campaign)
     by_id = {c.id: c for c in chars}
     # Every turn's number for the filter, but only the latest turn's row: the others carry
     # their standings and results, which this page never reads.
@@ -127,6 +128,7 @@ def planet(
         for note in notes:
             notes_by_entry[note.entry_id].append((note, by_id.get(note.author_character_id)))
     challenges, counts = _tallies(session, campaign, turn, chars, rows, notes_by_entry)
+    faces = _faces(faces_of, rows, notes_by_entry)
     entries = [
         PlanetEntry(
             e,
@@ -134,11 +136,46 @@ def planet(
             notes_by_entry[e.id],
             challenges.get(e.id),
             {n.id: counts[n.id] for n, _ in notes_by_entry[e.id] if n.id in counts},
+            faces.get((e.character_id, e.icon_id)),
+            {
+                n.id: faces[(n.author_character_id, n.icon_id)]
+                for n, _ in notes_by_entry[e.id]
+                if (n.author_character_id, n.icon_id) in faces
+            },
         )
         for e in rows
     ]
     filters = {"turn": turn_number, "character": character_slug, "mood": mood}
     return Planet(campaign, chars, turn, entries, turns, filters, older)
+
+
+def _characters(session: Session, campaign: Campaign) -> tuple[list[Character], list]:
+    """The campaign's characters by name, and all their icons (issue #33 item 1), in the one
+    query the page made for its characters alone before it showed icons: the planet's
+    queries stay as many. The icons' pictures are not read (only their addresses show)."""
+    icon = CharacterIcon
+    data: Any = icon.data  # an instrumented attribute, typed as its value
+    rows = session.exec(
+        select(Character, icon)
+        .outerjoin(icon, col(icon.character_id) == Character.id)
+        .where(Character.campaign_id == campaign.id)
+        .order_by(col(Character.name), col(icon.id))
+        .options(defer(data))
+    )
+    chars: dict[int, Character] = {}
+    faces = []
+    for character, face in rows:
+        chars.setdefault(character.id, character)
+        if face is not None:
+            faces.append(face)
+    return list(chars.values()), faces
+
+
+def _faces(faces: list, rows: list[Entry], notes_by_entry: dict[int, list]) -> dict:
+    """The icon of every entry and note on the page: picked, or the character's default."""
+    pairs = [(e.character_id, e.icon_id) for e in rows]
+    pairs += [(n.author_character_id, n.icon_id) for e in rows for n, _ in notes_by_entry[e.id]]
+    return icons.shown_of(faces, pairs)
 
 
 @dataclass(frozen=True)
