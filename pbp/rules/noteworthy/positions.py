@@ -454,8 +454,6 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
         (notes[before:late], None, _no_words),
         (notes[:before], _BEFORE_CHALLENGE, before_words),
     )
-    # A backdated note can only be one first seen after the deadline.
-    seen_late = limit is not None and _any_seen_after(notes, limit)
     # explanations that depend only on the reason and author
     texts: dict[tuple[IgnoreReason, CharacterId | None], str] = {}
     by_author: dict[CharacterId | None, str] = {}  # the same, for authors the gate shuts out
@@ -523,7 +521,10 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                     skip((note.id, author, no_position, _NO_POSITION_TEXT))
                     continue
                 why = sway[author]
-                if why is not None and not seen_late:  # superseded, and not backdated
+                # Superseded, and not backdated: a backdated note was first seen after the
+                # deadline, so it has a time it was first seen (tested here, per note: one
+                # walk of all the notes first for such a time cost more).
+                if why is not None and note.first_seen is None:
                     supersede((note.id, author, superseding, why))
                     continue
                 late_ok = False
@@ -547,7 +548,7 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 sway[author] = f"{by_id[author].name}'s later note {note.id} holds sway."
             else:
                 supersede((note.id, author, superseding, why))
-            if seen_late and not late_ok:
+            if not late_ok and note.first_seen is not None:
                 flag = backdated(note, deadline)
                 if flag is not None:  # it is one: first seen after the deadline
                     backdated_flags.append(flag)
@@ -562,16 +563,6 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
         assert author is not None  # see `deciding`
         _place(note, author, stance, ctx, tallying)
     return tallying
-
-
-def _any_seen_after(notes: list[Note], limit: datetime) -> bool:
-    """Whether any note was first seen after ``limit`` (a loop of plain attribute reads:
-    cheaper than a getter mapped over the notes)."""
-    for note in notes:
-        seen = note.first_seen
-        if seen is not None and seen > limit:
-            return True
-    return False
 
 
 def _no_words(published: datetime) -> str:
