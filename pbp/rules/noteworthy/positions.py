@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import Enum
 from functools import partial
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Final, NamedTuple, cast
 
@@ -38,7 +39,6 @@ from pbp.rules.noteworthy.model import (
     RulingKind,
     Stance,
     Status,
-    position,
 )
 from pbp.rules.noteworthy.text import read_stance
 
@@ -334,11 +334,9 @@ def _skip_text(
     return why
 
 
-_VERBS = {
-    Stance.SUPPORT: "supports the challenge",
-    Stance.OPPOSE: "opposes the challenge",
-    Stance.AMBIGUOUS: "takes an ambiguous position; the referee must rule",
-}
+_VERB_SUPPORT = "supports the challenge"
+_VERB_OPPOSE = "opposes the challenge"
+_VERB_AMBIGUOUS = "takes an ambiguous position; the referee must rule"
 
 
 Candidate = tuple[Note, CharacterId, Stance]  # a note that may count: note, author, stance
@@ -442,7 +440,6 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
     made_at = edited_into_challenge(draft)
     gates = _author_gate(draft, ctx)
     gates[None] = _UNMAPPED  # no character: ``_skip_reason`` says unmapped
-    gate = gates.get
     by_id = ctx.by_id
     concerns = book.concerns if book.has_rulings else None
     before = 0 if made_at is None else bisect_left(notes, made_at, key=_PUBLISHED)
@@ -457,32 +454,37 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
         (notes[before:late], None, _no_words),
         (notes[:before], _BEFORE_CHALLENGE, before_words),
     )
-    # A backdated note can only be one first seen after the deadline.
-    seen_late = limit is not None and _any_seen_after(notes, limit)
     # explanations that depend only on the reason and author
     texts: dict[tuple[IgnoreReason, CharacterId | None], str] = {}
     by_author: dict[CharacterId | None, str] = {}  # the same, for authors the gate shuts out
     by_label: dict[str, str] = {}  # why a commenter mapped to nobody is ignored, by label
-    skipped: list[IgnoredNote] = []  # latest first, like every list filled in the loop
-    superseded: list[IgnoredNote] = []
+    # The ignored notes' fields, latest first like every list filled in the loop: plain
+    # tuples, made IgnoredNotes all at once after it (one map, cheaper than a call each).
+    skipped: list[tuple[object, CharacterId | None, IgnoreReason, str]] = []
+    superseded: list[tuple[object, CharacterId | None, IgnoreReason, str]] = []
     backdated_flags: list[Flag] = []
     fates: list[Fate] = []
     # each character's deciding note (the gate lets characters only: never a None author)
     deciding: dict[CharacterId | None, tuple[Note, CharacterId | None, Stance]] = {}
-    sway: dict[CharacterId | None, str] = {}  # why it holds sway, shared by the notes it supersedes
-    held = sway.get
-    # Locals, not globals, in the loop below: it runs for every note of a busy turn. The
-    # records are made in place (``ignored_note``'s body): a call per note costs more.
+    # Why a character's deciding note holds sway, shared by the notes it supersedes; None
+    # until it is met. Every character the gate lets through has a key, so the loop reads
+    # it by subscript (cheaper than a get call).
+    sway: dict[object, str | None] = dict.fromkeys(gates)
+    # Locals, not globals, in the loop below: it runs for every note of a busy turn.
     skip, supersede = skipped.append, superseded.append
-    new, record = _new_tuple, IgnoredNote
     support, oppose, no_stance, ambiguous = _SUPPORT, _OPPOSE, _NO_STANCE, _AMBIGUOUS
+    unknown, no_position, superseding = _UNKNOWN, _NO_POSITION, _SUPERSEDED
     for run, time_reason, time_words in runs:
         for note in reversed(run):
             author = note.author_id
             stance = note.stance
-            reason: IgnoreReason | _Gate | None = gate(author, _UNKNOWN)
+            reason: IgnoreReason | _Gate | None
+            try:  # a subscript, not a get call: an author the gate does not know is rare
+                reason = gates[author]
+            except KeyError:
+                reason = unknown
             if (
-                reason is _UNKNOWN
+                reason is unknown
                 # the stored stance is a Stance: identity tests, cheaper than its class
                 or not (
                     stance is support
@@ -508,19 +510,22 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                         why = _skip_text(
                             note, author, reason, ctx, deadline, facts.ruling_note, made_at
                         )
-                    skip(new(record, (note.id, author, reason, why)))
+                    skip((note.id, author, reason, why))
                     continue
                 late_ok = facts.ruled_count is True
             elif reason is None:  # a character who may take a position
                 if time_reason is not None:
-                    skip(new(record, (note.id, author, time_reason, time_words(note.published))))
+                    skip((note.id, author, time_reason, time_words(note.published)))
                     continue
                 if stance is no_stance:
-                    skip(new(record, (note.id, author, _NO_POSITION, _NO_POSITION_TEXT)))
+                    skip((note.id, author, no_position, _NO_POSITION_TEXT))
                     continue
-                why = held(author)
-                if why is not None and not seen_late:  # superseded, and not backdated
-                    supersede(new(record, (note.id, author, _SUPERSEDED, why)))
+                why = sway[author]
+                # Superseded, and not backdated: a backdated note was first seen after the
+                # deadline, so it has a time it was first seen (tested here, per note: one
+                # walk of all the notes first for such a time cost more).
+                if why is not None and note.first_seen is None:
+                    supersede((note.id, author, superseding, why))
                     continue
                 late_ok = False
             elif reason is _UNMAPPED:  # a commenter mapped to nobody: worded by their label
@@ -528,27 +533,28 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
                 why = by_label.get(label)
                 if why is None:
                     why = by_label[label] = _skip_text(note, None, _UNMAPPED, ctx, deadline)
-                skip(new(record, (note.id, None, _UNMAPPED, why)))
+                skip((note.id, None, _UNMAPPED, why))
                 continue
             else:  # the challenger, the target or an outsider
                 why = by_author.get(author)
                 if why is None:
                     why = by_author[author] = _skip_text(note, author, reason, ctx, deadline)
-                skip(new(record, (note.id, author, reason, why)))
+                skip((note.id, author, reason, why))
                 continue
             # The note takes a position: the author's deciding one, or superseded by it.
-            why = held(author)
+            why = sway.get(author)  # the general path's author may be one the gate did not know
             if why is None:
                 deciding[author] = (note, author, stance)
                 sway[author] = f"{by_id[author].name}'s later note {note.id} holds sway."
             else:
-                supersede(new(record, (note.id, author, _SUPERSEDED, why)))
-            if seen_late and not late_ok:
+                supersede((note.id, author, superseding, why))
+            if not late_ok and note.first_seen is not None:
                 flag = backdated(note, deadline)
                 if flag is not None:  # it is one: first seen after the deadline
                     backdated_flags.append(flag)
-    skipped.reverse()
-    tallying.ignored = skipped + superseded
+    tallying.ignored = list(
+        map(_new_tuple, repeat(IgnoredNote), chain(reversed(skipped), superseded))
+    )
     fates.reverse()
     tallying.fates = fates
     backdated_flags.reverse()
@@ -557,16 +563,6 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
         assert author is not None  # see `deciding`
         _place(note, author, stance, ctx, tallying)
     return tallying
-
-
-def _any_seen_after(notes: list[Note], limit: datetime) -> bool:
-    """Whether any note was first seen after ``limit`` (a loop of plain attribute reads:
-    cheaper than a getter mapped over the notes)."""
-    for note in notes:
-        seen = note.first_seen
-        if seen is not None and seen > limit:
-            return True
-    return False
 
 
 def _no_words(published: datetime) -> str:
@@ -578,13 +574,16 @@ def _place(
     note: Note, author: CharacterId, stance: Stance, ctx: TurnContext, tallying: Tallying
 ) -> None:
     tallying.deciding[note.id] = note
-    why = f"{ctx.by_id[author].name} {_VERBS[stance]} (note {note.id})."
-    counted = position(author, note.id, stance, note.published, why)
+    # Tested by identity, not looked up in a dict keyed by Stance (an enum member's hash is
+    # a Python call), and the Position made in place: this runs for every counted note.
     if stance is _SUPPORT:
-        tallying.supporters.append(counted)
+        verb, counted = _VERB_SUPPORT, tallying.supporters
     elif stance is _OPPOSE:
-        tallying.opposers.append(counted)
+        verb, counted = _VERB_OPPOSE, tallying.opposers
     else:
-        tallying.pending.append(counted)
+        verb, counted = _VERB_AMBIGUOUS, tallying.pending
+    why = f"{ctx.by_id[author].name} {verb} (note {note.id})."
+    counted.append(_new_tuple(Position, (author, note.id, stance, note.published, why)))
+    if counted is tallying.pending:
         message = f"{why} Note {note.id} reads both ways."
         tallying.flags.append(Flag(FlagKind.AMBIGUOUS_STANCE, message, note.entry_id, note.id))

@@ -8,10 +8,13 @@ ids of mixed types, rulings on notes, fates, late and backdated notes, edits int
 of Challenging, late joiners, finals.
 """
 
+import gc
+import random
 import re
 from dataclasses import replace
 from datetime import timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -29,11 +32,13 @@ from pbp.rules.noteworthy import (
     Stance,
     Status,
     TurnInput,
+    engine,
     read_stance,
     run_campaign,
     tally_turn,
 )
 from pbp.rules.noteworthy.model import ignored_note, note_of, position
+from tests.bench.test_bench_tally import build_turn, in_service_order
 from tests.rules.noteworthy import reference
 from tests.rules.noteworthy import worked_campaign as wc
 
@@ -264,3 +269,35 @@ def test_fast_constructors_make_the_same_records_as_the_classes():
     for fast, made in pairs:
         assert fast.__class__ is made.__class__
         assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
+
+
+@DIFFERENTIAL
+@given(turn=differential_turns())
+def test_notes_in_the_services_order_tally_as_before(turn):
+    """The service passes notes by id, ids in arrival order: the order the engine's
+    presorted path takes without sorting (whenever no note stops it)."""
+    by_time = sorted(turn.notes, key=lambda note: note.published)
+    notes = (replace(note, id=100 + i, arrival=100 + i) for i, note in enumerate(by_time))
+    ordered = replace(turn, notes=tuple(notes))
+    assert tally_turn(ordered) == reference.tally_turn(ordered)
+
+
+def test_a_crowded_turn_in_the_services_order_takes_the_presorted_path():
+    """The bench's crowded turn (small size), as the service passes it: grouped without a
+    sort, and the same tally as before."""
+    turn = in_service_order(build_turn(6, 300, random.Random(2004)))
+    entries = sorted(turn.entries, key=lambda e: e.published)
+    assert engine._presorted(turn.notes, entries) is not None
+    assert tally_turn(turn) == reference.tally_turn(turn)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_tally_leaves_the_cyclic_collector_as_it_found_it(enabled):
+    """The tally pauses Python's cyclic collector while it runs (see `tally_turn`)."""
+    turn = in_service_order(build_turn(6, 300, random.Random(2004)))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        tally_turn(turn)
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()

@@ -5,7 +5,7 @@ and deletes it afterwards; `claim_due` is scoped to that campaign.
 """
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -110,6 +110,20 @@ def test_not_modified_costs_no_parse_and_no_entry_writes(engine, game, server, f
     assert len(rows(engine, EntryRevision)) == revisions_before
     (stored,) = rows(engine, Blog, Blog.id == blog.id)
     assert stored.last_polled_at == later
+
+
+def test_a_not_modified_record_keeps_its_time_to_the_microsecond(engine, game, server, fetcher):
+    """The unchanged feed's record is written past SQLAlchemy's conversions on SQLite
+    (`store.sqlite_time`): a time in another zone, with microseconds, reads back equal."""
+    _, blog = game
+    serve_wordpress(server)
+    poll(engine, blog, fetcher)
+    later = NOW + timedelta(minutes=20, microseconds=123_456)
+    outcome = poll(engine, blog, fetcher, now=later.astimezone(timezone(timedelta(hours=-5))))
+    assert outcome.status == "not_modified"
+    (stored,) = rows(engine, Blog, Blog.id == blog.id)
+    assert stored.last_polled_at == stored.last_success_at == later
+    assert stored.next_poll_at > later and stored.lease_owner is None and stored.etag == '"v1"'
 
 
 def test_identical_bytes_cost_no_parse(engine, game, server, fetcher):

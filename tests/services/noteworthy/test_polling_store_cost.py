@@ -6,15 +6,18 @@ statement sent while storing one feed that gained one entry, on a real loopback 
 """
 
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
 from sqlmodel import Session, select
 
 from pbp.models import Blog, Campaign, Entry, Turn
+from pbp.models.base import UTCDateTime
 from pbp.services import campaigns
 from pbp.services.noteworthy import polling
+from pbp.services.noteworthy.polling import store
 from tests.bench.test_bench_poll import rss
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -121,3 +124,21 @@ def test_the_poll_record_and_the_lease_release_are_one_update(engine, server, bl
         row = session.get(Blog, blog.id)
         assert (row.lease_owner, row.lease_until) == (None, None)
         assert row.etag == '"v2"'
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        datetime(2026, 12, 2, 12, tzinfo=UTC),  # no microseconds: SQLite's text still has them
+        datetime(2026, 12, 2, 12, 0, 0, 5),  # naive: taken as UTC already
+        datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=timezone(timedelta(hours=5))),
+        datetime(2026, 1, 1, 23, 59, 59, 999_999, tzinfo=timezone(timedelta(hours=-3))),
+    ],
+)
+def test_sqlite_time_is_the_text_the_column_type_writes(value):
+    """The unchanged feeds' batch binds `sqlite_time`'s text itself: it must be what
+    `UTCDateTime` and SQLAlchemy's SQLite DATETIME make of the same value."""
+    dialect = sqlite.dialect()
+    written = UTCDateTime().dialect_impl(dialect).bind_processor(dialect)
+    assert store.sqlite_time(value) == written(value)
