@@ -41,7 +41,6 @@ majorities, standings) and ``final`` (endgame and provocation).
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import islice
@@ -391,21 +390,6 @@ def tally_turn(inp: TurnInput) -> Tally:
     the referee reviews each PCs' challenge and tabulates the notes supporting or opposing
     it." When exactly two characters are active at the turn's start the turn is the final.
     """
-    # The tally makes a record for every note (thousands on a busy turn) and keeps them all
-    # until it returns, and it makes no reference cycle. Python's cyclic collector, run
-    # every 700 new objects, would walk those records again and again for nothing: about
-    # an eighth of a busy turn's instructions. It is paused for the tally, then restored as
-    # it was (a caller that paused it keeps it paused).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _tally_turn(inp)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _tally_turn(inp: TurnInput) -> Tally:
     known = {c.id for c in inp.characters}
     joined = tuple(c for c in inp.joined if c.id not in known)
     ctx = TurnContext.build(inp.number, inp.closes, inp.settings, inp.characters, joined)

@@ -8,13 +8,11 @@ ids of mixed types, rulings on notes, fates, late and backdated notes, edits int
 of Challenging, late joiners, finals.
 """
 
-import gc
 import random
 import re
 from dataclasses import replace
 from datetime import timedelta
 
-import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -289,15 +287,3 @@ def test_a_crowded_turn_in_the_services_order_takes_the_presorted_path():
     entries = sorted(turn.entries, key=lambda e: e.published)
     assert engine._presorted(turn.notes, entries) is not None
     assert tally_turn(turn) == reference.tally_turn(turn)
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_the_tally_leaves_the_cyclic_collector_as_it_found_it(enabled):
-    """The tally pauses Python's cyclic collector while it runs (see `tally_turn`)."""
-    turn = in_service_order(build_turn(6, 300, random.Random(2004)))
-    (gc.enable if enabled else gc.disable)()
-    try:
-        tally_turn(turn)
-        assert gc.isenabled() is enabled
-    finally:
-        gc.enable()
