@@ -163,8 +163,12 @@ class TurnHeader:
 
 
 def turn_header(*, session: Session, campaign: Campaign, reader: Character | None) -> TurnHeader:
+    # LIMIT 1: `first()` alone has the ORM build every turn, standings and results decoded.
     turn = session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(col(Turn.number).desc())
+        select(Turn)
+        .where(Turn.campaign_id == campaign.id)
+        .order_by(col(Turn.number).desc())
+        .limit(1)
     ).first()
     if turn is None:
         return TurnHeader(None, None, [])
