@@ -11,6 +11,8 @@ characters (or bytes) of HTML, 32 M at most per process, least recently used out
 Visitors (no account) may be served on a version up to PBP_PAGE_RECHECK_SECONDS old (1 s;
 0: always ask): under load the page then costs no database round trip at all. People
 logged in, who write, always get the current version, so they see their own changes.
+A visitor's page carries an ETag (`VisitorPage`), and a visitor without cookies is
+answered before Flask runs (pbp.web.visitor_pages).
 """
 
 from __future__ import annotations

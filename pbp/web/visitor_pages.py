@@ -86,12 +86,12 @@ class VisitorPages:
             environ.get("PATH_INFO", ""),
             environ.get("QUERY_STRING", ""),
         )
+        recheck = self.app.config.get("PBP_PAGE_RECHECK_SECONDS", 1)
+        if not recheck:  # every visitor's page asks the database: nothing to answer here
+            return self.wsgi_app(environ, start_response)
         kept = cache.peek(key)
-        if kept is not None:
-            recheck = self.app.config.get("PBP_PAGE_RECHECK_SECONDS", 1)
-            shown = cache.seen(version_key(kept.slug), recheck) if recheck else None
-            if shown is not None and shown == kept.version:
-                return kept.answer(environ, start_response)
+        if kept is not None and cache.seen(version_key(kept.slug), recheck) == kept.version:
+            return kept.answer(environ, start_response)
         return self._answer_and_keep(cache, key, environ, start_response)
 
     def _signed(self, environ: dict) -> bool:
