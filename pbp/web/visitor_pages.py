@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Flask, request
-from flask_login.config import COOKIE_NAME as REMEMBER_COOKIE
+from flask_login.config import COOKIE_NAME as REMEMBER_COOKIE  # type: ignore[import-untyped]
 from werkzeug.http import parse_etags
 
 from pbp.web.page_cache import cache_of, version_key
@@ -98,8 +98,8 @@ class VisitorPages:
         """Whether the request may belong to someone logged in (or with a message to see):
         it carries the session or the remember cookie. A look for the names, no parsing:
         a false alarm only sends the request through Flask."""
-        cookies = environ.get("HTTP_COOKIE")
-        return bool(cookies) and any(name in cookies for name in self.cookies)
+        cookies: str = environ.get("HTTP_COOKIE") or ""
+        return any(name in cookies for name in self.cookies)
 
     def _answer_and_keep(self, cache, key, environ: dict, start_response: Callable):
         sent: dict[str, Any] = {}
