@@ -118,6 +118,11 @@ class Entry(SQLModel, table=True):
         sa.UniqueConstraint("blog_id", "source_id"),
         # The planet's and the blogs' newest-first pages.
         sa.Index("ix_entry_character_published", "character_id", "published_at"),
+        # The planet's pick of its newest shown entries: the index alone answers it, where
+        # the one above read every entry's row (bodies and all) for `hidden_at`.
+        sa.Index(
+            "ix_entry_character_hidden_published", "character_id", "hidden_at", "published_at"
+        ),
     )
 
     id: RowId = Field(default=None, primary_key=True)
@@ -174,10 +179,16 @@ class Note(SQLModel, table=True):
         # Notes waiting for their commenter's mapping, found per entry of one campaign
         # (dashboard, ingest): other campaigns' waiting notes cost nothing. The author
         # index leaves NULL out: as one key holding every waiting note of every campaign
-        # it tempted SQLite's planner into reading them all.
+        # it tempted SQLite's planner into reading them all. The author's columns make
+        # the index answer the dashboard's count alone, and the NULL column beside
+        # entry_id is what makes SQLite's planner (without statistics) pick it over
+        # ix_note_entry_id, which read every note of the campaign (6 ms -> 1.4 ms at 24 x 60).
         sa.Index(
             "ix_note_unmapped",
             "entry_id",
+            "author_character_id",
+            "author_name",
+            "author_uri",
             sqlite_where=sa.text("author_character_id IS NULL"),
             postgresql_where=sa.text("author_character_id IS NULL"),
         ),

@@ -40,6 +40,7 @@ def init_app(app: Flask) -> None:
         tokens,
         turns,
         unread,
+        visitor_pages,
         webmention,
         websub,
     )
@@ -84,6 +85,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(UserError, _user_error)
     app.register_error_handler(RulesError, _user_error)  # a rule refused: same clear page
     app.register_error_handler(SchemaBehind, _schema_behind)
+    visitor_pages.init_app(app)  # last: around the WSGI app, before Flask's own work
 
 
 def _user_error(exc: UserError | RulesError):

@@ -11,20 +11,23 @@ characters (or bytes) of HTML, 32 M at most per process, least recently used out
 Visitors (no account) may be served on a version up to PBP_PAGE_RECHECK_SECONDS old (1 s;
 0: always ask): under load the page then costs no database round trip at all. People
 logged in, who write, always get the current version, so they see their own changes.
+A visitor's page carries an ETag (`VisitorPage`), and a visitor without cookies is
+answered before Flask runs (pbp.web.visitor_pages).
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from cachetools import TTLCache
-from flask import current_app
+from flask import Flask, Response, current_app, request
 
 MAX_CHARACTERS = 32 * 1024 * 1024
-Page = TypeVar("Page", str, bytes)
+Page = TypeVar("Page", str, bytes, "VisitorPage")
 T = TypeVar("T")
 
 
@@ -60,6 +63,24 @@ class PageCache:
                     self._building.pop(key, None)
         return html
 
+    def peek(self, key: Hashable) -> Any:
+        """What is kept under `key`, or None; never builds anything."""
+        with self._lock:
+            return self._cache.get(key)
+
+    def put(self, key: Hashable, value: Any) -> None:
+        if len(value) <= MAX_CHARACTERS // 8:
+            with self._lock:
+                self._cache[key] = value
+
+    def seen(self, key: Hashable, recheck: float) -> Any:
+        """What `recent` last loaded for `key` if less than `recheck` seconds ago, else None."""
+        with self._lock:
+            seen = self._versions.get(key)
+        if seen is None or self._clock() - seen[0] >= recheck:
+            return None
+        return seen[1]
+
     def recent(self, key: Hashable, load: Callable[[], T], recheck: float) -> T:
         """`load()`, or its value from less than `recheck` seconds ago."""
         now = self._clock()
@@ -74,14 +95,39 @@ class PageCache:
         return value
 
 
-def _cache() -> PageCache | None:
-    seconds = current_app.config.get("PBP_PAGE_CACHE_SECONDS", 60)
+class VisitorPage:
+    """A visitor's whole page, encoded, with its ETag (a hash of the bytes): a reader who
+    sends it back in If-None-Match gets a 304 without the page being built or sent."""
+
+    def __init__(self, body: bytes):
+        self.body = body
+        self.etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+    def __len__(self) -> int:
+        return len(self.body)
+
+    def response(self) -> Response:
+        if request.if_none_match.contains_weak(self.etag.strip('"')):
+            answer = Response(status=304)
+        else:
+            answer = Response(self.body, mimetype="text/html")
+        answer.headers["ETag"] = self.etag
+        return answer
+
+
+def cache_of(app: Flask) -> PageCache | None:
+    """`app`'s page cache, made on first use; None when PBP_PAGE_CACHE_SECONDS is 0."""
+    seconds = app.config.get("PBP_PAGE_CACHE_SECONDS", 60)
     if not seconds:
         return None
-    cache = current_app.extensions.get("pbp_page_cache")
+    cache = app.extensions.get("pbp_page_cache")
     if cache is None:
-        cache = current_app.extensions.setdefault("pbp_page_cache", PageCache(seconds))
+        cache = app.extensions.setdefault("pbp_page_cache", PageCache(seconds))
     return cache
+
+
+def _cache() -> PageCache | None:
+    return cache_of(current_app._get_current_object())  # type: ignore[attr-defined]
 
 
 def cached(key: Hashable, render: Callable[[], Page]) -> Page:
@@ -97,4 +143,8 @@ def visitors_version(slug: str, load: Callable[[], T]) -> T:
     recheck = current_app.config.get("PBP_PAGE_RECHECK_SECONDS", 1)
     if cache is None or not recheck:
         return load()
-    return cache.recent(("version", slug), load, recheck)
+    return cache.recent(version_key(slug), load, recheck)
+
+
+def version_key(slug: str) -> tuple[str, str]:
+    return ("version", slug)

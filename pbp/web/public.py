@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import (
     Blueprint,
-    Response,
     current_app,
     render_template,
     request,
@@ -21,7 +20,8 @@ from pbp.web import unread as unread_marks
 from pbp.web.access import app_secret, current_account, current_membership, login_required
 from pbp.web.actions import Act, action, now
 from pbp.web.forms import parsed
-from pbp.web.page_cache import cached, visitors_version
+from pbp.web.page_cache import VisitorPage, cached, visitors_version
+from pbp.web.visitor_pages import keep_for_visitors
 
 bp = Blueprint("public", __name__)
 
@@ -70,9 +70,11 @@ def campaign(slug: str):
         # encoded. (Keyed by the whole path too: the "Log in" link carries it back.)
         page = cached(
             ("visitor", request.full_path, *key),
-            lambda: _planet_page(slug, key, args, user).encode(),
+            lambda: VisitorPage(_planet_page(slug, key, args, user).encode()),
         )
-        return Response(page, mimetype="text/html")
+        # The next visitors without cookies get this answer before Flask runs.
+        keep_for_visitors(slug, (campaign_id, version))
+        return page.response()
     return _planet_page(slug, key, args, user)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -74,8 +75,9 @@ class Dashboard:
     # out of the tally and of every player's sight, listed here (hidden_entries).
     hidden: list[Any] = field(default_factory=list)
 
-    @property
+    @functools.cached_property
     def characters(self) -> dict[int, Character]:
+        # Built once: the page looks a name up for every position of every challenge.
         return {row.character.id: row.character for row in self.roster}
 
     @property

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.orm import defer
+from sqlalchemy.orm import load_only
 from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, CharacterIcon, Entry, Event, Note, Turn
@@ -111,9 +111,19 @@ def planet(
     order = (col(Entry.published_at).desc(), col(Entry.id).desc())
     # One more than the page holds tells whether an older page exists.
     newest = newest.order_by(*order).limit(limit + 1)
-    # The Markdown source is for the edit page alone: not read for up to 50 bodies here.
-    source: Any = Entry.body_source  # an instrumented attribute, typed as its value
-    whole = select(Entry).options(defer(source))
+    # Only what the entry card and this page read (templates/_entry_card.html): not the
+    # Markdown source, the flags, the feed's bookkeeping, for up to 50 entries.
+    shown: Any = (  # instrumented attributes, typed as their values
+        Entry.id,
+        Entry.character_id,
+        Entry.turn_id,
+        Entry.title,
+        Entry.body_html,
+        Entry.mood_raw,
+        Entry.mood,
+        Entry.published_at,
+    )
+    whole = select(Entry).options(load_only(*shown, raiseload=True))
     rows = list(session.exec(whole.where(col(Entry.id).in_(newest)).order_by(*order)))
     older = rows[limit - 1].id if len(rows) > limit else None
     rows = rows[:limit]
@@ -200,8 +210,12 @@ class TurnHeader:
 
 
 def turn_header(*, session: Session, campaign: Campaign, reader: Character | None) -> TurnHeader:
+    # LIMIT 1: `first()` alone has the ORM build every turn, standings and results decoded.
     turn = session.exec(
-        select(Turn).where(Turn.campaign_id == campaign.id).order_by(col(Turn.number).desc())
+        select(Turn)
+        .where(Turn.campaign_id == campaign.id)
+        .order_by(col(Turn.number).desc())
+        .limit(1)
     ).first()
     if turn is None:
         return TurnHeader(None, None, [])
