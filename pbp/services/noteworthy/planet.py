@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.orm import load_only
+from sqlalchemy.orm import defer, load_only
 from sqlmodel import Session, col, select
 
 from pbp.models import Campaign, Character, CharacterIcon, Entry, Event, Note, Turn
@@ -122,6 +122,7 @@ def planet(
         Entry.mood_raw,
         Entry.mood,
         Entry.published_at,
+        Entry.icon_id,
     )
     whole = select(Entry).options(load_only(*shown, raiseload=True))
     rows = list(session.exec(whole.where(col(Entry.id).in_(newest)).order_by(*order)))
