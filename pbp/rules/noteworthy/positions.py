@@ -486,21 +486,6 @@ def tally_notes(draft: Draft, notes: list[Note], ctx: TurnContext, book: RulingB
             except KeyError:
                 reason = unknown
             if (
-                reason is None
-                and time_reason is None
-                and (stance is support or stance is oppose or stance is ambiguous)
-                and not note.fate
-                and concerns is None
-            ):
-                # The usual note, tested first: in time, by a character who may take a
-                # position, taking one, with no fate and no ruling. The same steps as the
-                # character's branch below, with its tests for time and stance done here.
-                why = sway[author]
-                if why is not None and note.first_seen is None:
-                    supersede(new(ignored_note, (note.id, author, superseding, why)))
-                    continue
-                late_ok = False
-            elif (
                 reason is unknown
                 # the stored stance is a Stance: identity tests, cheaper than its class
                 or not (
