@@ -28,10 +28,9 @@ KINDS = ("manual", "daily", "hours")
 
 
 @functools.cache
-@functools.cache
 def time_zones() -> tuple[str, ...]:
-    """Every IANA zone name this system knows, for the referee's picker. Read once per
-    process: listing them walks the zone files, 7 ms of every dashboard."""
+    """Every IANA zone name this system knows, for the referee's picker; read once per
+    process (listing them walks the zone files), and a tuple, so no caller can change it."""
     return tuple(sorted(available_timezones()))
 
 
