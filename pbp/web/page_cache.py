@@ -127,7 +127,7 @@ def cache_of(app: Flask) -> PageCache | None:
 
 
 def _cache() -> PageCache | None:
-    return cache_of(current_app._get_current_object())  # type: ignore[attr-defined]
+    return cache_of(current_app)
 
 
 def cached(key: Hashable, render: Callable[[], Page]) -> Page:
